@@ -1,0 +1,173 @@
+"""The sandbox: runs untrusted candidate code against test inputs, safely and fast.
+
+``SandboxPool`` keeps N fork servers (``forkserver.py``), each a long-lived process that
+has imported NumPy and the zwc package once and forks a fresh confined child per
+candidate (``sandbox_child.py``). ``run`` sends one candidate to a free server and returns
+its raw result; ``run_many`` keeps every server busy from a thread pool.
+
+Isolated, per candidate: its own process (fresh copy of the server, nothing shared back
+but a capped stream of JSON lines); its own session and process group, killed whole on
+timeout; CPU time (RLIMIT_CPU) and wall-clock limits; address-space limit; no new
+processes (RLIMIT_NPROC 0 after dropping root to ``nobody``, and the audit hook); no file
+opens, sockets, subprocesses, frame/code/gc introspection, pickling or new imports (audit
+hook); only allowed modules, as proxies with no module attributes, and no reflection
+builtins (restricted ``__builtins__``); a private temporary working directory; at most
+1 MB of printed output. Not isolated: CPU cache and memory bandwidth (timing side
+channels), the kernel itself (no seccomp or namespaces: a kernel exploit from pure Python
+would be needed), and the wall clock of other candidates on the same cores. A dead or
+wedged server is killed and replaced; the pool keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from envs.zwc.errors import SandboxError
+
+SERVER_START_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-candidate limits. Defaults fit SE-Bench's small tasks with a wide margin."""
+
+    cpu_s: int = 5          # CPU seconds for the whole candidate (all its tests)
+    wall_s: float = 10.0    # wall-clock seconds, killing sleepers and blocked children
+    mem_mb: int = 1024      # address space the candidate may add to what the server maps
+
+    def __post_init__(self) -> None:
+        if self.cpu_s < 1 or self.wall_s <= 0 or self.mem_mb < 16:
+            raise ValueError(f"invalid sandbox limits {self}: need cpu_s >= 1, wall_s > 0, mem_mb >= 16")
+
+
+class _Server:
+    """One fork server process and its pipes."""
+
+    def __init__(self, package_dir: Path):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", OPENBLAS_NUM_THREADS="1",
+                   OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "envs.zwc.forkserver", str(package_dir)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, env=env, start_new_session=True)
+        hello = self._readline(SERVER_START_TIMEOUT)
+        if not hello or not json.loads(hello).get("ready"):
+            self.kill()
+            raise SandboxError(f"the sandbox server for {package_dir} did not start; "
+                               "check that the directory holds a zwc package (`sebench zwc build`)")
+
+    def _readline(self, timeout: float) -> str | None:
+        result: list[str] = []
+        reader = threading.Thread(target=lambda: result.append(self.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        return result[0] if result and result[0] else None
+
+    def request(self, payload: dict, timeout: float) -> dict | None:
+        try:
+            self.proc.stdin.write(json.dumps(payload) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None
+        line = self._readline(timeout)
+        return json.loads(line) if line else None
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+
+
+class SandboxPool:
+    """A pool of fork servers for one zwc package directory.
+
+    Args:
+        package_dir: the directory that contains the ``zwc`` package.
+        workers: number of servers (parallel candidates); default: CPU count.
+        limits: per-candidate limits.
+    """
+
+    def __init__(self, package_dir: str | Path, workers: int | None = None, limits: Limits | None = None):
+        self.package_dir = Path(package_dir).resolve()
+        if not (self.package_dir / "zwc" / "__init__.py").is_file():
+            raise SandboxError(f"{self.package_dir}: no zwc package here (build one with `sebench zwc build`)")
+        self.limits = limits or Limits()
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self._idle: queue.Queue[_Server] = queue.Queue()
+        self._all: list[_Server] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self.restarts = 0
+        with ThreadPoolExecutor(self.workers) as ex:
+            for server in ex.map(lambda _: _Server(self.package_dir), range(self.workers)):
+                self._all.append(server)
+                self._idle.put(server)
+
+    def run(self, code: str, entry: str, inputs: list[str], limits: Limits | None = None) -> dict:
+        """Run ``code``'s ``entry`` on each input (keyword-argument text); the raw result."""
+        if self._closed:
+            raise SandboxError("the sandbox pool is closed")
+        limits = limits or self.limits
+        payload = {"code": code, "entry": entry, "inputs": list(inputs), "limits": asdict(limits)}
+        server = self._idle.get()
+        try:
+            answer = server.request(payload, timeout=limits.wall_s + 30.0)
+            if answer is None or not server.alive():
+                server = self._replace(server)
+                answer = {"records": [], "killed": "", "signal": 0, "exit_code": None,
+                          "seconds": 0.0, "server_error": "the sandbox server died and was replaced"}
+            return answer
+        finally:
+            self._idle.put(server)
+
+    def run_many(self, jobs: list[tuple[str, str, list[str]]]) -> list[dict]:
+        """Run many (code, entry, inputs) jobs, every server busy; results in order."""
+        with ThreadPoolExecutor(self.workers) as ex:
+            return list(ex.map(lambda job: self.run(*job), jobs))
+
+    def _replace(self, dead: _Server) -> _Server:
+        dead.kill()
+        fresh = _Server(self.package_dir)
+        with self._lock:
+            self._all[self._all.index(dead)] = fresh
+            self.restarts += 1
+        return fresh
+
+    def close(self) -> None:
+        self._closed = True
+        for server in self._all:
+            try:
+                server.proc.stdin.close()
+            except OSError:
+                pass
+            deadline = time.monotonic() + 2
+            while server.alive() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if server.alive():
+                server.kill()
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            self.close()
