@@ -42,6 +42,7 @@ GADGET_ATTRIBUTES = frozenset({
     "tb_next", "co_consts", "co_code", "co_names", "attrgetter", "methodcaller",
     "get_type_hints", "ForwardRef", "get_field", "modules", "import_module", "format_map",
 })
+NUMPY_MODE_IMPORTS = frozenset({"numpy", "numpy.linalg"})  # the NumPy control's extra imports
 ALLOWED_DUNDERS = frozenset({"__name__", "__main__"})
 
 
@@ -91,13 +92,16 @@ class Rejection:
         return f"line {self.line}: {self.detail}" if self.line else self.detail
 
 
-def check_code(code: str, entry_point: str, zwc_names: set[str] | frozenset[str]) -> Rejection | None:
+def check_code(code: str, entry_point: str, zwc_names: set[str] | frozenset[str],
+               numpy_mode: bool = False) -> Rejection | None:
     """The first rejection of ``code`` (by failure precedence), or None if it passes.
 
     Args:
         code: the candidate source.
         entry_point: the function the task calls (``solve``).
         zwc_names: every public path of the package (``zwc.kocito``, ``zwc.rfx.quvohe``).
+        numpy_mode: the NumPy control: NumPy may be imported, zwc is not required; the
+            wall against reflection and escapes stands.
     """
     if not code or not code.strip():
         return Rejection(Reason.EMPTY, "no code")
@@ -106,7 +110,7 @@ def check_code(code: str, entry_point: str, zwc_names: set[str] | frozenset[str]
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", 0) or 0
         return Rejection(Reason.SYNTAX, f"syntax error: {getattr(exc, 'msg', exc)}", line)
-    visitor = _Visitor(zwc_names, _bound_names(tree))
+    visitor = _Visitor(zwc_names, _bound_names(tree), numpy_mode)
     try:
         visitor.visit(tree)
     except RecursionError:
@@ -114,13 +118,18 @@ def check_code(code: str, entry_point: str, zwc_names: set[str] | frozenset[str]
     found = sorted(visitor.rejections, key=lambda r: list(Failure).index(r.failure))
     if found:
         return found[0]
+    if numpy_mode:
+        defs = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return None if entry_point in defs else Rejection(
+            Reason.NO_ENTRY, f"does not define the function {entry_point!r}")
     return _check_usage(tree, entry_point, visitor)
 
 
 class _Visitor(ast.NodeVisitor):
     """Collects security rejections and where zwc is bound."""
 
-    def __init__(self, zwc_names: set[str] | frozenset[str], bound: set[str]):
+    def __init__(self, zwc_names: set[str] | frozenset[str], bound: set[str], numpy_mode: bool = False):
+        self.numpy_mode = numpy_mode
         self.zwc_names = zwc_names
         self.bound = bound  # names the candidate binds itself: "np" may be its own variable
         self.rejections: list[Rejection] = []
@@ -162,6 +171,8 @@ class _Visitor(ast.NodeVisitor):
 
     def _check_module(self, name: str, node: ast.AST) -> None:
         root = name.split(".")[0]
+        if root == "numpy" and self.numpy_mode and name in NUMPY_MODE_IMPORTS:
+            return
         if root == "numpy":
             self.reject(Reason.NUMPY_IMPORT, f"imports {name}: NumPy is not available, use zwc", node)
         elif any(part.startswith("_") for part in name.split(".")):
@@ -188,7 +199,7 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         self._check_identifier(node.id, node)
-        if node.id in ("numpy", "np") and node.id not in self.bound:
+        if node.id in ("numpy", "np") and node.id not in self.bound and not self.numpy_mode:
             self.reject(Reason.NUMPY_NAME, f"uses {node.id!r}: NumPy is not available, use zwc", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -211,7 +222,7 @@ class _Visitor(ast.NodeVisitor):
             text = node.value
             if "__" in text and text not in ALLOWED_DUNDERS:
                 self.reject(Reason.DUNDER_STRING, "a string spells a dunder name", node)
-            elif text == "numpy" or text.startswith("numpy."):
+            elif (text == "numpy" or text.startswith("numpy.")) and not self.numpy_mode:
                 self.reject(Reason.NUMPY_NAME, "a string names numpy", node)
             elif "{" in text and any(m in text for m in (".__", "._", "[_")):
                 self.reject(Reason.DUNDER_STRING, "a format template reaches a private field", node)

@@ -119,12 +119,17 @@ class SandboxPool:
                 self._all.append(server)
                 self._idle.put(server)
 
-    def run(self, code: str, entry: str, inputs: list[str], limits: Limits | None = None) -> dict:
-        """Run ``code``'s ``entry`` on each input (keyword-argument text); the raw result."""
+    def run(self, code: str, entry: str, inputs: list[str], numpy_mode: bool = False,
+            limits: Limits | None = None) -> dict:
+        """Run ``code``'s ``entry`` on each input (keyword-argument text); the raw result.
+
+        ``numpy_mode`` lets the candidate import NumPy (the paper's reasoning control).
+        """
         if self._closed:
             raise SandboxError("the sandbox pool is closed")
         limits = limits or self.limits
-        payload = {"code": code, "entry": entry, "inputs": list(inputs), "limits": asdict(limits)}
+        payload = {"code": code, "entry": entry, "inputs": list(inputs), "limits": asdict(limits),
+                   "numpy": bool(numpy_mode)}
         server = self._idle.get()
         try:
             answer = server.request(payload, timeout=limits.wall_s + 30.0)
@@ -136,8 +141,8 @@ class SandboxPool:
         finally:
             self._idle.put(server)
 
-    def run_many(self, jobs: list[tuple[str, str, list[str]]]) -> list[dict]:
-        """Run many (code, entry, inputs) jobs, every server busy; results in order."""
+    def run_many(self, jobs: list[tuple]) -> list[dict]:
+        """Run many (code, entry, inputs[, numpy_mode]) jobs, every server busy; in order."""
         with ThreadPoolExecutor(self.workers) as ex:
             return list(ex.map(lambda job: self.run(*job), jobs))
 

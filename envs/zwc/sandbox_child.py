@@ -22,6 +22,8 @@ import sys
 import time
 import types
 
+import numpy as _numpy
+
 from envs.zwc.checks import ALLOWED_IMPORTS, FORBIDDEN_BUILTINS, GADGET_ATTRIBUTES
 
 STDOUT_KEEP = 64 * 1024  # characters of printed output kept for the verdict
@@ -124,6 +126,10 @@ def build_proxies(zwc_module: types.ModuleType) -> dict[str, types.ModuleType]:
     for name in sorted(ALLOWED_IMPORTS - {"zwc"}):
         proxies[name] = public_proxy(importlib.import_module(name), name)
     proxies["collections"].abc = proxies["collections.abc"]
+    import numpy
+
+    proxies["numpy"] = public_proxy(numpy, "numpy")
+    proxies["numpy"].linalg = proxies["numpy.linalg"] = public_proxy(numpy.linalg, "numpy.linalg")
     top = public_proxy(zwc_module, "zwc")
     top.rfx = public_proxy(zwc_module.rfx, "zwc.rfx")
     proxies["zwc"] = top
@@ -131,9 +137,12 @@ def build_proxies(zwc_module: types.ModuleType) -> dict[str, types.ModuleType]:
     return proxies
 
 
-def restricted_builtins(proxies: dict[str, types.ModuleType]) -> dict:
+def restricted_builtins(proxies: dict[str, types.ModuleType], numpy_mode: bool) -> dict:
+    """Builtins without reflection, with an import that only hands out proxies."""
+    hidden = set() if numpy_mode else {"numpy", "numpy.linalg"}
+
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
-        if level or name not in proxies:
+        if level or name not in proxies or name in hidden:
             if len(_Gate.violations) < 20:
                 _Gate.violations.append(f"import {name}")
             raise SandboxImportError(f"import of {name!r} is not allowed in the sandbox")
@@ -157,6 +166,10 @@ def encode(value, runtime, depth: int = 0):
     kind = type(value)
     if kind is runtime.ZWCArray:
         return encode(value._zwc_nd.tolist(), runtime, depth + 1)
+    if isinstance(value, _numpy.ndarray):  # the NumPy control returns real arrays
+        return encode(value.tolist(), runtime, depth + 1)
+    if isinstance(value, _numpy.generic):
+        return encode(value.item(), runtime, depth + 1)
     if kind in (bool, int, str) or value is None:
         return value
     if kind is float:
@@ -232,7 +245,8 @@ def run_candidate(request: dict, out, runtime, proxies: dict) -> None:
 
     capture = _Capture()
     input_numpy = _InputNumpy(runtime)
-    candidate_globals = {"__builtins__": restricted_builtins(proxies), "__name__": "__candidate__"}
+    builtins_ = restricted_builtins(proxies, bool(request.get("numpy")))
+    candidate_globals = {"__builtins__": builtins_, "__name__": "__candidate__"}
     input_globals = {"__builtins__": {"float": float, "int": int, "complex": complex,
                                       "list": list, "tuple": tuple, "range": range, "dict": dict},
                      "np": input_numpy, "numpy": input_numpy, "array": input_numpy.array,

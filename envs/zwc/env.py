@@ -1,0 +1,200 @@
+"""ZWCEnv: the SE-Bench environment — a ZWC build, its docs and tasks, and grading.
+
+Gymnasium-like: ``reset(task, phase, mode)`` gives an observation, ``step(code)`` grades
+code for that task. ``check``/``check_many`` grade without state. The phase enforces the
+protocol: in phase ``test`` the docs are closed (``ProtocolError``) and observations
+carry none. A built directory holds ``zwc/``, ``mapping.json``, ``api_doc.jsonl``,
+``docs.md`` and, once tasks are built, ``train.jsonl``, ``single_test.jsonl`` and
+``multiple_test.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from envs.zwc.checks import check_code
+from envs.zwc.docs import DocIndex, build_api_doc, write_docs
+from envs.zwc.errors import ProtocolError, ZWCEnvError
+from envs.zwc.grading import grade, rejected
+from envs.zwc.names import Mapping
+from envs.zwc.package import public_names, write_package
+from envs.zwc.sandbox import Limits, SandboxPool
+from envs.zwc.task import Task, read_tasks
+from envs.zwc.verdict import Verdict
+
+Phase = Literal["train", "test"]
+Mode = Literal["closed", "open", "search", "numpy"]
+SPLITS = ("train", "single_test", "multiple_test")
+PHASES, MODES = ("train", "test"), ("closed", "open", "search", "numpy")
+
+
+class Observation(BaseModel):
+    """What the agent sees at the start of an episode."""
+
+    task_id: str
+    question: str
+    signature: str
+    entry_point: str
+    example_input: str = ""
+    example_output: str = ""
+    docs: str = ""  # the task's ground-truth docs, only in mode "open" of phase "train"
+    phase: Phase
+    mode: Mode
+    can_search: bool = False  # mode "search": the agent may query env.docs.search
+
+
+def build_directory(mapping: Mapping, root: str | Path, doc_records: list[dict] | None = None) -> Path:
+    """Write package, mapping and docs for ``mapping`` into ``root``."""
+    out = Path(root)
+    out.mkdir(parents=True, exist_ok=True)
+    write_package(mapping, out)
+    mapping.save(out / "mapping.json")
+    write_docs(doc_records if doc_records is not None else build_api_doc(mapping), mapping, out)
+    return out
+
+
+class ZWCEnv:
+    """One ZWC build with its docs, tasks and sandbox pool (started on first use)."""
+
+    def __init__(self, root: str | Path, *, workers: int | None = None, limits: Limits | None = None):
+        self.root = Path(root).resolve()
+        self.mapping = Mapping.load(self.root / "mapping.json")
+        self._doc_index = DocIndex.from_file(self.root / "api_doc.jsonl", self.mapping)
+        self._public = frozenset(public_names(self.mapping))
+        self._workers, self._limits = workers, limits
+        self._pool: SandboxPool | None = None
+        self.phase: Phase = "train"
+        self._task: Task | None = None
+        self._mode: Mode = "closed"
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def build(cls, seed: int = 0, root: str | Path | None = None, **kwargs) -> ZWCEnv:
+        """A fresh obfuscation for ``seed``: package, mapping and docs written to ``root``."""
+        root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix=f"zwc-seed{seed}-"))
+        build_directory(Mapping.generate(seed), root)
+        return cls(root, **kwargs)
+
+    @classmethod
+    def official(cls, api_doc: str | Path, tasks_dir: str | Path | None = None,
+                 root: str | Path | None = None, **kwargs) -> ZWCEnv:
+        """SE-Bench v1's names and docs; ``tasks_dir`` holds official split files, if any."""
+        mapping = Mapping.from_sebench_v1(api_doc)
+        with Path(api_doc).open() as handle:
+            records = [json.loads(line) for line in handle if line.strip()]
+        root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="zwc-official-"))
+        build_directory(mapping, root, records)
+        if tasks_dir is not None:
+            for split in SPLITS:
+                src = Path(tasks_dir) / f"{split}.jsonl"
+                if src.is_file() and src.resolve() != (root / src.name).resolve():
+                    (root / src.name).write_bytes(src.read_bytes())
+        return cls(root, **kwargs)
+
+    @classmethod
+    def load(cls, root: str | Path, **kwargs) -> ZWCEnv:
+        """A directory written by ``sebench zwc build``."""
+        path = Path(root)
+        if not (path / "mapping.json").is_file():
+            raise ZWCEnvError(f"{path}: not a ZWC build (no mapping.json); run `sebench zwc build --out {path}`")
+        return cls(path, **kwargs)
+
+    # -- docs and tasks -------------------------------------------------------------------
+    @property
+    def docs(self) -> DocIndex:
+        """The searchable reference; closed in phase ``test``."""
+        if self.phase == "test":
+            raise ProtocolError("the docs are closed in phase 'test' (SE-Bench's closed-book protocol)")
+        return self._doc_index
+
+    def docs_for(self, task: Task) -> str:
+        """The ground-truth docs of the functions ``task`` needs (phase ``train`` only)."""
+        index = self.docs
+        parts = []
+        for name in task.selected_functions:
+            try:
+                zwc_path = self.mapping.to_zwc(name if "." in name else f"numpy.{name}")
+            except KeyError:
+                zwc_path = self.mapping.to_zwc(f"numpy.linalg.{name.rsplit('.', 1)[-1]}")
+            parts.append(f"## {zwc_path}\n{index.lookup(zwc_path).text.strip()}")
+        return "\n\n".join(parts)
+
+    def tasks(self, split: str) -> list[Task]:
+        if split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+        path = self.root / f"{split}.jsonl"
+        if not path.is_file():
+            raise ZWCEnvError(f"{path}: no {split} tasks in this build; run `sebench tasks build --zwc {self.root}`")
+        return read_tasks(path)
+
+    # -- episodes -------------------------------------------------------------------------
+    def reset(self, task: Task, phase: Phase = "train", mode: Mode = "closed") -> Observation:
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}; choose 'train' or 'test'")
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        if phase == "test" and mode in ("open", "search"):
+            raise ProtocolError(f"mode {mode!r} shows docs, which phase 'test' forbids; "
+                                "use phase='train' for open-book diagnostics")
+        self.phase, self._task, self._mode = phase, task, mode
+        example = task.example or task.test_cases[0]
+        example_output = example.output
+        if task.is_official and task.example is None:
+            example_output = task.expected_outputs()[0]
+        return Observation(task_id=task.task_id, question=task.query, signature=task.function_name,
+                           entry_point=task.entry_point, example_input=example.input,
+                           example_output=example_output,
+                           docs=self.docs_for(task) if mode == "open" else "",
+                           phase=phase, mode=mode, can_search=mode == "search")
+
+    def step(self, code: str) -> Verdict:
+        """Grade ``code`` for the task of the last ``reset``."""
+        if self._task is None:
+            raise ZWCEnvError("call reset(task, ...) before step(code)")
+        return self.check(self._task, code, mode=self._mode)
+
+    def check(self, task: Task, code: str, mode: Mode = "closed") -> Verdict:
+        """Grade ``code`` for ``task``: static checks, then the sandbox, then comparison."""
+        return self.check_many([(task, code)], mode=mode)[0]
+
+    def check_many(self, pairs: list[tuple[Task, str]], mode: Mode = "closed") -> list[Verdict]:
+        """Grade many (task, code) pairs in parallel through the sandbox pool."""
+        numpy_mode = mode == "numpy"
+        verdicts: list[Verdict | None] = [None] * len(pairs)
+        jobs, slots = [], []
+        for i, (task, code) in enumerate(pairs):
+            rejection = check_code(code or "", task.entry_point, self._public, numpy_mode=numpy_mode)
+            if rejection is not None:
+                verdicts[i] = rejected(rejection)
+            else:
+                jobs.append((code, task.entry_point, task.inputs(), numpy_mode))
+                slots.append(i)
+        if jobs:
+            for i, answer in zip(slots, self.pool.run_many(jobs), strict=True):
+                verdicts[i] = grade(pairs[i][0], answer)
+        return [v for v in verdicts if v is not None]
+
+    @property
+    def pool(self) -> SandboxPool:
+        if self._pool is None:
+            self._pool = SandboxPool(self.root, workers=self._workers, limits=self._limits)
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> ZWCEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ZWCEnv({self.root}, {self.mapping.origin})"
