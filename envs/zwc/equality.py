@@ -154,9 +154,13 @@ def parse_printed(text: str) -> Any:
     """Parse one printed output into a plain value; raises ValueError when it cannot."""
     text = text.strip()
     try:
-        return ast.literal_eval(text)
+        value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
+    else:
+        if "..." in text and _has_ellipsis(value):
+            raise ValueError("summarised output ('...') cannot be compared")
+        return value
     parser = _Parser(text)
     if not parser.tokens:
         raise ValueError("empty output")
@@ -171,6 +175,12 @@ def parse_printed(text: str) -> Any:
     if parser.peek()[0] != "end":
         raise ValueError(f"trailing text {parser.peek()[1]!r}")
     return value
+
+
+def _has_ellipsis(value: Any) -> bool:
+    if value is Ellipsis:
+        return True
+    return isinstance(value, (list, tuple)) and any(_has_ellipsis(v) for v in value)
 
 
 def printed_equal(printed: str, expected: str, *, abs_tol: float = OFFICIAL_ABS_TOL) -> bool:

@@ -1,0 +1,31 @@
+# Every target creates or reuses .venv and installs what it needs.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test lint demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest -n 2 tests
+
+demo: $(STAMP)
+	$(BIN)/sebench zwc build --seed 0 --out runs/zwc-seed0
+	$(BIN)/python -m benchmarks.perf.sandbox_throughput --zwc runs/zwc-seed0 --candidates 60
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
+
+clean:
+	rm -rf $(VENV) runs .bench

@@ -1,0 +1,1 @@
+"""Benchmarks, reports and the ``sebench`` command line."""

@@ -1,0 +1,1 @@
+"""Learners behind the Learner protocol (see ARCHITECTURE.md); arrive with their issues."""

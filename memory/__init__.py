@@ -1,0 +1,1 @@
+"""Memory stores for memory-based learners (see ARCHITECTURE.md); arrive with their issue."""
