@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from envs.zwc.verdict import Failure
 
@@ -46,7 +46,7 @@ NUMPY_MODE_IMPORTS = frozenset({"numpy", "numpy.linalg"})  # the NumPy control's
 ALLOWED_DUNDERS = frozenset({"__name__", "__main__"})
 
 
-class Reason(str, Enum):
+class Reason(StrEnum):
     """Why a candidate was rejected before running."""
 
     EMPTY = "empty"

@@ -106,7 +106,8 @@ def check_examples(directory: str) -> dict:
                 if zwc_error:
                     reason = _reason(zwc_error)
                 elif len(zwc_values) != len(np_values) or not all(
-                        values_equal(z, n, rel_tol=1e-7, abs_tol=1e-12) for z, n in zip(zwc_values, np_values)):
+                        values_equal(z, n, rel_tol=1e-7, abs_tol=1e-12)
+                        for z, n in zip(zwc_values, np_values, strict=True)):
                     reason = "value differs"
                 else:
                     summary["matches"] += 1

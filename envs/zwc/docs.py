@@ -14,20 +14,37 @@ and the examples that use them are counted by ``doc_examples``.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from envs.zwc.catalogue import BY_PATH
 from envs.zwc.errors import UnknownNameError
 from envs.zwc.names import Mapping
 
 _QUALIFIED_REST = re.compile(r"(?<![\w.])(?:numpy|np)\.(?=[A-Za-z_])")
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
 _IMPORT = re.compile(r"import\s+numpy\s+as\s+np|import\s+numpy\b")
+_FROM_IMPORT = re.compile(r"from\s+(?:numpy|np)(\.linalg)?\s+import\s+([\w, ]+)")
+_LINALG_MODULE = re.compile(r"(?<![\w.])(?:numpy|np)\.linalg\b")
+_EXAMPLE_LINE = re.compile(r"^(\s*(?:>>>|\.\.\.) .*)$", re.MULTILINE)
+_PROMPT_LINE = re.compile(r"^(\s*>>> )(.*)$", re.MULTILINE)
+# ndarray methods and attributes ZWCArray does not offer -> the function that does the same
+_METHODS = {m: m for m in ("reshape", "sum", "mean", "max", "min", "prod", "std", "var", "any", "all",
+                           "argmax", "argmin", "cumsum", "cumprod", "copy", "transpose", "ravel", "astype",
+                           "round", "clip", "dot", "trace", "diagonal", "repeat", "take", "squeeze",
+                           "swapaxes", "nonzero", "argsort", "conj", "conjugate", "ptp", "searchsorted")}
+_METHODS["flatten"] = "ravel"
+_SHAPE_VARARGS = {"reshape", "transpose"}  # a.reshape(2, 3) is reshape(a, (2, 3))
+_ATTRIBUTES = {"T": "transpose", "real": "real", "imag": "imag"}
 
 
 def _load_numpy_doc(numpy_path: str) -> str:
+    """The docstring, dedented, opening with a signature line as ufunc docs do."""
+    import inspect
+
     import numpy
 
     target = numpy
@@ -35,7 +52,14 @@ def _load_numpy_doc(numpy_path: str) -> str:
         target = getattr(target, part, None)
         if target is None:
             return ""
-    return (getattr(target, "__doc__", None) or "").strip("\n")
+    doc = inspect.cleandoc(getattr(target, "__doc__", None) or "")
+    name = numpy_path.rsplit(".", 1)[1]
+    if not re.match(rf"{re.escape(name)}\(|[\w.]+\(", doc.split("\n", 1)[0]):
+        try:
+            doc = f"{name}{inspect.signature(target)}\n\n{doc}"
+        except (TypeError, ValueError):
+            pass
+    return doc
 
 
 def numpy_doc(numpy_path: str) -> str:
@@ -53,15 +77,24 @@ class DocRewriter:
         self.mapping = mapping
         qualified: dict[str, str] = {}
         bare: dict[str, str] = {}
+        self.linalg_bare: dict[str, str] = {}
+        self.renamed: dict[str, str] = {}
         for e in mapping:
             short = e.numpy.rsplit(".", 1)[1]
             if e.numpy.startswith("numpy.linalg."):
                 for form in (f"numpy.linalg.{short}", f"np.linalg.{short}", f"linalg.{short}"):
                     qualified[form] = e.zwc
                 bare.setdefault(short, e.short)
+                self.linalg_bare[short] = e.short
             else:
                 qualified[f"numpy.{short}"] = qualified[f"np.{short}"] = e.zwc
                 bare[short] = e.short
+                renamed = BY_PATH[e.numpy].target if e.numpy in BY_PATH else ""
+                if renamed:  # NumPy's new name for it (trapz -> trapezoid) means the same function
+                    new = renamed.rsplit(".", 1)[1]
+                    qualified[f"numpy.{new}"] = qualified[f"np.{new}"] = e.zwc
+                    self.renamed[f"np.{new}"] = f"np.{short}"
+                    bare.setdefault(new, e.short)
         for form in ("numpy.ndarray", "np.ndarray"):
             qualified[form] = "zwc.ZWCArray"
         self.qualified = qualified
@@ -73,16 +106,81 @@ class DocRewriter:
         self._see_also_re = re.compile(rf"^(\s*)(?:linalg\.)?({names})(?=\s*(?:,|:|$))", re.MULTILINE)
 
     def rewrite(self, doc: str, own_numpy_path: str | None = None) -> str:
-        text = _IMPORT.sub("import zwc", doc)
+        text = self._rewrite_from_imports(doc)
+        text = _IMPORT.sub("import zwc", text)
         text = self._qualified_re.sub(lambda m: self.qualified[m.group(0)], text)
+        text = _LINALG_MODULE.sub("zwc.rfx", text)
         text = _QUALIFIED_REST.sub("zwc.", text)
         text = re.sub(r"\bndarrays?\b", lambda m: "ZWCArray" + ("s" if m.group(0).endswith("s") else ""), text)
         text = self._backtick_re.sub(lambda m: f"{m.group(1)}{m.group(2)}{self.bare[m.group(3)]}{m.group(4)}", text)
         text = self._rewrite_see_also(text)
+        text = _PROMPT_LINE.sub(lambda m: m.group(1) + self._methods_to_functions(m.group(2)), text)
         if own_numpy_path:
             own = self.mapping.by_numpy(own_numpy_path).short
             text = re.sub(r"^\s*(?:[\w.]+\.)?\w+(?=\()", own, text, count=1)
         return _NUMPY_WORD.sub("zwc", text)
+
+    def _rewrite_from_imports(self, text: str) -> str:
+        """``from numpy.linalg import inv`` -> ``from zwc.rfx import <name>``, and the
+        examples' bare ``inv(`` calls after it."""
+        imported: dict[str, str] = {}
+
+        def replace(match: re.Match) -> str:
+            table = dict(self.linalg_bare if match.group(1) else self.bare, linalg="rfx")
+            parts = []
+            for item in (n.strip() for n in match.group(2).split(",") if n.strip()):
+                name, _, alias = (p.strip() for p in item.partition(" as "))
+                if name in table and not alias:
+                    imported[name] = table[name]
+                parts.append(table.get(name, name) + (f" as {alias}" if alias else ""))
+            module = "zwc.rfx" if match.group(1) else "zwc"
+            return f"from {module} import {', '.join(parts)}"
+
+        text = _FROM_IMPORT.sub(replace, text)
+        if imported:
+            calls = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, imported)) + r")(?=\()")
+            text = _EXAMPLE_LINE.sub(lambda m: calls.sub(lambda c: imported[c.group(1)], m.group(1)), text)
+        return text
+
+    def _methods_to_functions(self, line: str) -> str:
+        """``a.reshape(2, 3).sum()`` -> ``zwc.<sum>(zwc.<reshape>(a, (2, 3)))`` in one example line,
+        since a ZWCArray has no NumPy methods. Lines that do not parse alone stay as they are."""
+        try:
+            tree = ast.parse(line)
+        except SyntaxError:
+            return line
+        bare = self.bare
+
+        def zwc_call(name: str, args: list[ast.expr], keywords: list[ast.keyword]) -> ast.Call:
+            func = ast.Attribute(value=ast.Name("zwc", ast.Load()), attr=bare[name], ctx=ast.Load())
+            return ast.Call(func=func, args=args, keywords=keywords)
+
+        class Methods(ast.NodeTransformer):
+            changed = False
+
+            def visit_Call(self, node: ast.Call) -> ast.AST:
+                self.generic_visit(node)
+                func = node.func
+                if (isinstance(func, ast.Attribute) and _METHODS.get(func.attr) in bare
+                        and not (isinstance(func.value, ast.Name) and func.value.id == "zwc")):
+                    args = list(node.args)
+                    if func.attr in _SHAPE_VARARGS and len(args) > 1:
+                        args = [ast.Tuple(elts=args, ctx=ast.Load())]
+                    self.changed = True
+                    return zwc_call(_METHODS[func.attr], [func.value, *args], node.keywords)
+                return node
+
+            def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+                self.generic_visit(node)
+                if (node.attr in _ATTRIBUTES and _ATTRIBUTES[node.attr] in bare and isinstance(node.ctx, ast.Load)
+                        and not (isinstance(node.value, ast.Name) and node.value.id == "zwc")):
+                    self.changed = True
+                    return zwc_call(_ATTRIBUTES[node.attr], [node.value], [])
+                return node
+
+        transformer = Methods()
+        new_tree = transformer.visit(tree)
+        return ast.unparse(ast.fix_missing_locations(new_tree)) if transformer.changed else line
 
     def _rewrite_see_also(self, text: str) -> str:
         head, sep, rest = text.partition("See Also\n--------\n")
@@ -102,7 +200,7 @@ class DocRewriter:
             key = "np." + form.split(".", 1)[1] if form.startswith("numpy.") else form
             if key.startswith("linalg."):
                 key = "np." + key
-            found[key] = self.qualified[form]
+            found[self.renamed.get(key, key)] = self.qualified[form]
         return found
 
 

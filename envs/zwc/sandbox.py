@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import subprocess
 import sys
 import threading
@@ -60,7 +61,8 @@ class _Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "envs.zwc.forkserver", str(package_dir)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, env=env, start_new_session=True)
+            env=env, start_new_session=True, bufsize=0)
+        self._buffer = b""
         hello = self._readline(SERVER_START_TIMEOUT)
         if not hello or not json.loads(hello).get("ready"):
             self.kill()
@@ -68,16 +70,23 @@ class _Server:
                                "check that the directory holds a zwc package (`sebench zwc build`)")
 
     def _readline(self, timeout: float) -> str | None:
-        result: list[str] = []
-        reader = threading.Thread(target=lambda: result.append(self.proc.stdout.readline()), daemon=True)
-        reader.start()
-        reader.join(timeout)
-        return result[0] if result and result[0] else None
+        """One protocol line, or None if the server says nothing for ``timeout`` seconds."""
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode()
 
     def request(self, payload: dict, timeout: float) -> dict | None:
         try:
-            self.proc.stdin.write(json.dumps(payload) + "\n")
-            self.proc.stdin.flush()
+            self.proc.stdin.write(json.dumps(payload).encode() + b"\n")
         except (BrokenPipeError, OSError):
             return None
         line = self._readline(timeout)
@@ -132,12 +141,13 @@ class SandboxPool:
                    "numpy": bool(numpy_mode)}
         server = self._idle.get()
         try:
-            answer = server.request(payload, timeout=limits.wall_s + 30.0)
-            if answer is None or not server.alive():
+            for _attempt in range(2):  # a server found dead is replaced and the job sent again
+                answer = server.request(payload, timeout=limits.wall_s + 30.0)
+                if answer is not None and server.alive():
+                    return answer
                 server = self._replace(server)
-                answer = {"records": [], "killed": "", "signal": 0, "exit_code": None,
-                          "seconds": 0.0, "server_error": "the sandbox server died and was replaced"}
-            return answer
+            return {"records": [], "killed": "", "signal": 0, "exit_code": None, "seconds": 0.0,
+                    "server_error": "the sandbox server died twice on this job"}
         finally:
             self._idle.put(server)
 

@@ -24,6 +24,8 @@ _ENTRY = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(")
 class TestCase(BaseModel):
     """Inputs as keyword-argument text (``x1=[1, 2], x2=3``); the expected printed output."""
 
+    __test__ = False  # not a pytest class
+
     model_config = ConfigDict(extra="allow")
 
     input: str

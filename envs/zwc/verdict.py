@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 
-class Failure(str, Enum):
+class Failure(StrEnum):
     """Why a candidate failed; exactly one per graded sample. Order is precedence."""
 
     NO_CODE = "no_code"                  # nothing to run, or the entry function is missing
@@ -28,6 +28,8 @@ class Failure(str, Enum):
 
 class TestOutcome(BaseModel):
     """One test case's result."""
+
+    __test__ = False  # not a pytest class
 
     passed: bool
     expected: str = ""

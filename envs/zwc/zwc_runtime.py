@@ -26,6 +26,10 @@ import warnings as _warnings
 
 import numpy as _np
 
+# NumPy's floating-point warnings would name NumPy; zwc stays quiet, as errstate(all="ignore")
+_np.seterr(all="ignore")
+_warnings.filterwarnings("ignore", module=r"(numpy|zwc)(\.|$)")
+
 _SCALARS = (int, float, complex, bool, str, type(None), type(Ellipsis))
 _BUILTIN_TYPES = (int, float, complex, bool, str, object)
 _SCRUBS: list = []  # (compiled regex, replacement), set by configure()
@@ -88,11 +92,9 @@ def _translate(exc: BaseException) -> BaseException:
 
 
 def _guarded(fn, *args, **kwargs):
-    """Call NumPy with silenced warnings; translate what it raises."""
+    """Call NumPy; translate what it raises. (Warnings are silenced once, at import.)"""
     try:
-        with _np.errstate(all="ignore"), _warnings.catch_warnings():
-            _warnings.simplefilter("ignore")
-            return fn(*args, **kwargs)
+        return fn(*args, **kwargs)
     except (MemoryError, RecursionError, KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # noqa: BLE001 - every NumPy error must be translated
@@ -293,10 +295,10 @@ class ZWCArray:
         return wrap(_guarded(_np.round, self._zwc_nd, ndigits or 0))
 
     def __str__(self):
-        return _scrub(str(self._zwc_nd))
+        return str(self._zwc_nd)
 
     def __repr__(self):
-        text = _scrub(repr(self._zwc_nd))
+        text = repr(self._zwc_nd)
         if not text.startswith("array("):
             return text
         return "ZWCArray" + text[len("array"):].replace("\n      ", "\n         ")
@@ -342,6 +344,9 @@ class ZWCArray:
     __neg__, __pos__ = _unary(_operator.neg), _unary(_operator.pos)
     __abs__, __invert__ = _unary(_operator.abs), _unary(_operator.invert)
 
+
+for _cls in (ZWCArray, ZWCFunction, ZWCError, ZWCTypeError, ZWCValueError, ZWCIndexError, ZWCArithmeticError):
+    _cls.__module__ = "zwc"  # type(x) shows <class 'zwc.ZWCArray'>, not the private module
 
 CONSTANTS = {"pi": float(_np.pi), "e": float(_np.e), "inf": float("inf"), "nan": float("nan"),
              "euler_gamma": float(_np.euler_gamma), "newaxis": None}

@@ -1,0 +1,48 @@
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from benchmarks.cli import app
+
+runner = CliRunner()
+
+
+def test_zwc_build_seed_gives_an_importable_package(tmp_path):
+    for seed in (7, 8):
+        result = runner.invoke(app, ["zwc", "build", "--seed", str(seed), "--out", str(tmp_path / f"s{seed}")])
+        assert result.exit_code == 0, result.output
+    names = [{e["zwc"] for e in json.loads((tmp_path / f"s{s}" / "mapping.json").read_text())} for s in (7, 8)]
+    assert not names[0] & names[1]
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); import zwc; print(len(zwc.__all__), zwc.ZWCArray([1, 2]))"
+    out = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "s7")], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split("\n")[0].startswith(("2", "3"))  # >= 200 public names
+
+
+def test_zwc_build_official_reproduces_names(tmp_path, api_doc):
+    result = runner.invoke(app, ["zwc", "build", "--official", str(api_doc), "--out", str(tmp_path / "v1")])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in api_doc.read_text().splitlines()]
+    mapping = json.loads((tmp_path / "v1" / "mapping.json").read_text())
+    assert [m["zwc"].rsplit(".", 1)[1] for m in mapping] == [r["curr_name"] for r in rows]
+    written = [json.loads(line) for line in (tmp_path / "v1" / "api_doc.jsonl").read_text().splitlines()]
+    assert written == rows  # the official docs, as published
+
+
+def test_zwc_build_needs_exactly_one_source(tmp_path):
+    result = runner.invoke(app, ["zwc", "build", "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "exactly one" in result.output
+
+
+def test_zwc_check_grades_a_file(tmp_path, api_doc, sample_tasks_path):
+    runner.invoke(app, ["zwc", "build", "--official", str(api_doc), "--out", str(tmp_path / "v1")])
+    code = tmp_path / "solution.py"
+    code.write_text("import zwc\ndef solve(x1, x2):\n    return zwc.lenelo(x1, x2)\n")
+    args = ["zwc", "check", "--zwc", str(tmp_path / "v1"), "--task-file", str(sample_tasks_path), "--code", str(code)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "passed" in result.output
+    code.write_text("import numpy\ndef solve(x1, x2):\n    return 1\n")
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and "numpy_used" in result.output

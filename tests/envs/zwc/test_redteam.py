@@ -1,0 +1,215 @@
+"""Red team: attempts to reach NumPy or escape the sandbox, and resource attacks.
+
+Every attack is a full candidate for a task whose only passing answer is the string
+'escaped', which the attack returns only if it got through. Each must end blocked, by the
+static checks or at run time. `RUNTIME_ONLY` sends attacks straight to the sandbox, skipping
+the static checks, to show the second wall holds on its own.
+"""
+
+import os
+import time
+
+import pytest
+
+from envs.zwc import Failure, Task, TestCase, ZWCEnv
+from envs.zwc.sandbox import Limits
+
+ESCAPE_TASK = Task(task_id="escape", query="escape", function_name="def solve(x):",
+                   test_cases=[TestCase(input="x=[1.0, 2.0]", output="'escaped'")])
+BLOCKED = {Failure.BYPASS_ATTEMPT, Failure.NUMPY_USED, Failure.RUNTIME_ERROR, Failure.WRONG_ARGUMENTS,
+           Failure.UNKNOWN_API, Failure.NO_ZWC_CALL, Failure.WRONG_ANSWER, Failure.SYNTAX_ERROR}
+
+
+def _attack(body: str) -> str:
+    """A candidate that uses zwc (so usage rules pass) and runs ``body`` in solve()."""
+    lines = "\n".join("    " + line for line in body.strip().splitlines())
+    return f"import zwc\ndef solve(x):\n    m = zwc.{{mean}}(x)\n{lines}\n    return 'escaped' if m else m"
+
+
+def _fill(code: str, names: dict) -> str:
+    """Put this build's names where ``{mean}``, ``{array}``, ``{ones}`` stand."""
+    for key, value in names.items():
+        code = code.replace("{" + key + "}", value)
+    return code
+
+
+ATTACKS = {
+    "dunder globals of a zwc function": "g = zwc.{mean}.__globals__",
+    "private target of a zwc function": "t = zwc.{mean}._zwc_target",
+    "private array of a ZWCArray": "a = zwc.{array}(x)._zwc_nd",
+    "getattr with a built string": "t = getattr(zwc.{mean}, '_' + 'zwc_target')",
+    "vars of the module": "v = vars(zwc)",
+    "globals()": "g = globals()",
+    "locals()": "g = locals()",
+    "__import__ numpy": "n = __import__('numpy')",
+    "import numpy": "import numpy",
+    "from numpy import": "from numpy import mean",
+    "import numpy.linalg": "import numpy.linalg as la",
+    "importlib": "import importlib\nn = importlib.import_module('num' + 'py')",
+    "sys.modules": "import sys\nn = sys.modules['numpy']",
+    "builtins module": "import builtins\nn = builtins.__import__('numpy')",
+    "__builtins__ dict": "n = __builtins__['__import__']('numpy')",
+    "eval": "n = eval('1')",
+    "exec": "exec('import numpy')",
+    "compile": "c = compile('1', 'x', 'eval')",
+    "open a file": "f = open('/etc/passwd').read()",
+    "os.system": "import os\nos.system('true')",
+    "subprocess": "import subprocess\nsubprocess.run(['true'])",
+    "ctypes": "import ctypes\nctypes.pythonapi",
+    "pickle": "import pickle\npickle.loads(b'')",
+    "marshal": "import marshal\nmarshal.loads(b'')",
+    "gc referents": "import gc\nobjs = gc.get_objects()",
+    "inspect": "import inspect\ns = inspect.getsource(zwc)",
+    "types.FunctionType": "import types\nf = types.FunctionType",
+    "code module": "import code\ncode.interact()",
+    "traceback frames": "try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame.f_globals",
+    "generator frame": "g = (i for i in [1])\nf = g.gi_frame.f_back",
+    "code object consts": "c = (lambda: 0).__code__.co_consts",
+    "class subclasses walk": "s = ().__class__.__bases__[0].__subclasses__()",
+    "format string attribute": "s = '{0.__globals__}'.format(zwc.{mean})",
+    "format string computed": "t = '{0.' + '_' * 2 + 'class' + '_' * 2 + '}'\ns = t.format(x)",
+    "format string private field": "s = '{0._zwc_target}'.format(zwc.{mean})",
+    "operator.attrgetter": "import operator\nt = operator.attrgetter('_zwc_target')(zwc.{mean})",
+    "string.Formatter.get_field": "import string\nf = string.Formatter().get_field('0._zwc_target', [zwc.{mean}], {})",
+    "typing eval gadget": "import typing\nh = typing.get_type_hints(solve, globalns={})",
+    "operator overloading array protocol": "class A:\n    def __array_ufunc__(self, *a, **k):\n        return a\n"
+                                           "m = zwc.{mean}(A())",
+    "private import of the runtime": "from zwc import _runtime",
+    "import zwc._runtime": "import zwc._runtime as r",
+    "breakpoint": "breakpoint()",
+    "help": "help(zwc)",
+    "memoryview": "m2 = memoryview(b'x')",
+    "dunder via unicode normalisation": "t = zwc.{mean}.\uff3f_globals__",
+    "getattr via fullwidth letters": "t = \uff47\uff45\uff54\uff41\uff54\uff54\uff52(zwc, 'x')",
+    "match class pattern on private field": "match zwc.{array}(x):\n    case zwc.ZWCArray(_zwc_nd=v):\n        pass",
+    "object.__getattribute__": "t = object.__getattribute__(zwc.{mean}, '_zwc_target')",
+    "relative import": "from . import zwc as z",
+    "star import": "from zwc import *",
+    "string names numpy": "s = 'numpy'",
+}
+
+RUNTIME_OUTCOMES = {  # attack body -> what the second wall does with it, static checks skipped
+    "import numpy": "violation",
+    "n = __import__('numpy')": "violation",
+    "import os": "violation",
+    "import sys": "violation",
+    "f = open('/etc/passwd').read()": "runtime",  # NameError: no open in the builtins
+    "n = eval('1')": "runtime",
+    "g = globals()": "runtime",
+    "t = getattr(zwc.{mean}, 'x')": "runtime",
+    "try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame": "violation",
+    "g = (i for i in [1])\nf = g.gi_frame": "violation",
+    "c = (lambda: 0).__code__": "violation",
+    "import typing\ns = typing.sys": "runtime",  # proxies carry no module attributes
+    "r = zwc._runtime": "unknown_api",  # the candidate's zwc has no private names at all
+    "class A:\n    pass\nm = zwc.{mean}(A())": "zwc",  # zwc refuses foreign objects
+    "class B(zwc.ZWCArray):\n    pass": "runtime",
+}
+
+
+def _first_error(answer: dict) -> dict:
+    errors = [r for r in answer["records"] if r.get("ok") is False]
+    assert errors, f"ran without error: {answer}"
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def names(env7):
+    return {"mean": env7.mapping.to_zwc("numpy.mean")[4:], "array": env7.mapping.to_zwc("numpy.array")[4:]}
+
+
+def test_at_least_forty_distinct_attacks():
+    assert len(ATTACKS) >= 40 and len(set(ATTACKS.values())) == len(ATTACKS)
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_attack_is_blocked(name, env7, names):
+    code = _fill(_attack(ATTACKS[name]), names)
+    verdict = env7.check(ESCAPE_TASK, code)
+    assert not verdict.passed, f"{name}: got through"
+    assert verdict.failure in BLOCKED, f"{name}: {verdict.failure} {verdict.detail}"
+
+
+@pytest.mark.parametrize("body", list(RUNTIME_OUTCOMES))
+def test_second_wall_blocks_without_static_checks(body, env7, names):
+    code = _fill(_attack(body), names)
+    answer = env7.pool.run(code, "solve", ["x=[1.0, 2.0]"])
+    assert _first_error(answer)["category"] == RUNTIME_OUTCOMES[body], answer
+    assert not any(r.get("value") == "escaped" for r in answer["records"])
+
+
+def test_harmless_introspection_reveals_nothing(env7, names):
+    code = _fill("import zwc\ndef solve(x):\n    a = zwc.{array}(x)\n    return [str(zwc.{mean}), repr(a), str(type(a)),"
+                 " a.dtype, sorted(n for n in dir(zwc) if n.startswith('_') and not n.startswith('__'))]", names)
+    answer = env7.pool.run(code, "solve", ["x=[1.0, 2.0]"])
+    value = str(answer["records"][1]["value"])
+    assert "numpy" not in value.lower() and "mean" not in value and "ndarray" not in value
+    assert "_runtime" not in value and "_function" not in value
+
+
+@pytest.fixture(scope="module")
+def tight_env(seed7_dir):
+    env = ZWCEnv.load(seed7_dir, workers=2, limits=Limits(cpu_s=2, wall_s=4.0, mem_mb=512))
+    yield env
+    env.close()
+
+
+RESOURCE_ATTACKS = {
+    "infinite loop": ("while True:\n    pass", Failure.TIMEOUT),
+    "10 GB allocation through zwc": ("b = zwc.{ones}(10 ** 10 // 8)", Failure.RESOURCE_LIMIT),
+    "10 GB allocation in Python": ("b = [0] * (10 ** 10 // 8)", Failure.RESOURCE_LIMIT),
+    "100 MB of output": ("print('x' * (100 * 1024 * 1024))", Failure.RESOURCE_LIMIT),
+    "output in a loop": ("while True:\n    print('spam' * 1000)", Failure.RESOURCE_LIMIT),
+    "deep recursion": ("def f(n):\n    return f(n + 1)\nf(0)", Failure.RUNTIME_ERROR),
+}
+
+
+@pytest.mark.parametrize("name", list(RESOURCE_ATTACKS))
+def test_resource_attack_is_classified_within_limits(name, tight_env, names):
+    body, expected = RESOURCE_ATTACKS[name]
+    ones = tight_env.mapping.to_zwc("numpy.ones")[4:]
+    code = _fill(_attack(body), {**names, "ones": ones})
+    started = time.monotonic()
+    verdict = tight_env.check(ESCAPE_TASK, code)
+    assert verdict.failure is expected, verdict.detail
+    assert time.monotonic() - started < 4.0 + 2.0
+
+
+def test_fork_bomb_cannot_fork(tight_env, names):
+    code = _fill(_attack("import os\nwhile True:\n    os.fork()"), names)
+    assert tight_env.check(ESCAPE_TASK, code).failure is Failure.BYPASS_ATTEMPT
+    answer = tight_env.pool.run(code, "solve", ["x=[1.0]"])  # static checks skipped
+    assert _first_error(answer)["category"] == "violation"
+
+
+def test_sleeping_is_refused_and_the_wall_clock_still_kills(seed7_dir, names):
+    code = _fill(_attack("import time\ntime.sleep(60)"), names)
+    with ZWCEnv.load(seed7_dir, workers=1, limits=Limits(cpu_s=30, wall_s=1.0)) as env:
+        answer = env.pool.run(code, "solve", ["x=[1.0]"])
+        assert _first_error(answer)["category"] == "violation"
+        started = time.monotonic()  # a busy loop with CPU to spare: only the wall clock stops it
+        verdict = env.check(ESCAPE_TASK, _fill(_attack("while True:\n    pass"), names))
+        assert verdict.failure is Failure.TIMEOUT and time.monotonic() - started < 3.0
+
+
+def test_writes_outside_the_working_dir_are_refused(tight_env, tmp_path):
+    target = tmp_path / "evil.txt"
+    code = (f"import numpy as np\ndef solve(x):\n    np.savetxt({str(target)!r}, np.array(x))\n"
+            "    return 'escaped'")
+    verdict = tight_env.check(ESCAPE_TASK, code, mode="numpy")
+    assert verdict.failure is Failure.BYPASS_ATTEMPT and not target.exists()
+    reading = "import numpy as np\ndef solve(x):\n    return str(np.loadtxt('/etc/hostname'))"
+    assert tight_env.check(ESCAPE_TASK, reading, mode="numpy").failure is Failure.BYPASS_ATTEMPT
+
+
+def test_pool_keeps_serving_after_attacks_and_a_dead_server(tight_env, names):
+    for body, _ in RESOURCE_ATTACKS.values():
+        tight_env.check(ESCAPE_TASK, _fill(_attack(body), {**names, "ones": names["mean"]}))
+    for server in list(tight_env.pool._all):
+        os.kill(server.proc.pid, 9)  # the worst a child could do to its server, done from outside
+    good = Task(task_id="mean", query="mean", function_name="def solve(x):",
+                test_cases=[TestCase(input="x=[1.0, 2.0, 6.0]", output="3.0")])
+    code = _fill("import zwc\ndef solve(x):\n    return zwc.{mean}(x)", names)
+    verdicts = tight_env.check_many([(good, code)] * 4)
+    assert all(v.passed for v in verdicts), [v.detail for v in verdicts]
+    assert tight_env.pool.restarts >= 1
