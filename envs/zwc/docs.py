@@ -23,6 +23,7 @@ from pathlib import Path
 from envs.zwc.catalogue import BY_PATH
 from envs.zwc.errors import UnknownNameError
 from envs.zwc.names import Mapping
+from envs.zwc.translate import MethodsToFunctions
 
 _QUALIFIED_REST = re.compile(r"(?<![\w.])(?:numpy|np)\.(?=[A-Za-z_])")
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
@@ -31,14 +32,6 @@ _FROM_IMPORT = re.compile(r"from\s+(?:numpy|np)(\.linalg)?\s+import\s+([\w, ]+)"
 _LINALG_MODULE = re.compile(r"(?<![\w.])(?:numpy|np)\.linalg\b")
 _EXAMPLE_LINE = re.compile(r"^(\s*(?:>>>|\.\.\.) .*)$", re.MULTILINE)
 _PROMPT_LINE = re.compile(r"^(\s*>>> )(.*)$", re.MULTILINE)
-# ndarray methods and attributes ZWCArray does not offer -> the function that does the same
-_METHODS = {m: m for m in ("reshape", "sum", "mean", "max", "min", "prod", "std", "var", "any", "all",
-                           "argmax", "argmin", "cumsum", "cumprod", "copy", "transpose", "ravel", "astype",
-                           "round", "clip", "dot", "trace", "diagonal", "repeat", "take", "squeeze",
-                           "swapaxes", "nonzero", "argsort", "conj", "conjugate", "ptp", "searchsorted")}
-_METHODS["flatten"] = "ravel"
-_SHAPE_VARARGS = {"reshape", "transpose"}  # a.reshape(2, 3) is reshape(a, (2, 3))
-_ATTRIBUTES = {"T": "transpose", "real": "real", "imag": "imag"}
 
 
 def _load_numpy_doc(numpy_path: str) -> str:
@@ -120,6 +113,17 @@ class DocRewriter:
             text = re.sub(r"^\s*(?:[\w.]+\.)?\w+(?=\()", own, text, count=1)
         return _NUMPY_WORD.sub("zwc", text)
 
+    def _methods_to_functions(self, line: str) -> str:
+        """``a.reshape(2, 3).sum()`` -> ``zwc.<sum>(zwc.<reshape>(a, (2, 3)))`` in one example line,
+        since a ZWCArray has no NumPy methods. Lines that do not parse alone stay as they are."""
+        try:
+            tree = ast.parse(line)
+        except SyntaxError:
+            return line
+        transformer = MethodsToFunctions(self.bare)
+        tree = transformer.visit(tree)
+        return ast.unparse(ast.fix_missing_locations(tree)) if transformer.changed else line
+
     def _rewrite_from_imports(self, text: str) -> str:
         """``from numpy.linalg import inv`` -> ``from zwc.rfx import <name>``, and the
         examples' bare ``inv(`` calls after it."""
@@ -141,46 +145,6 @@ class DocRewriter:
             calls = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, imported)) + r")(?=\()")
             text = _EXAMPLE_LINE.sub(lambda m: calls.sub(lambda c: imported[c.group(1)], m.group(1)), text)
         return text
-
-    def _methods_to_functions(self, line: str) -> str:
-        """``a.reshape(2, 3).sum()`` -> ``zwc.<sum>(zwc.<reshape>(a, (2, 3)))`` in one example line,
-        since a ZWCArray has no NumPy methods. Lines that do not parse alone stay as they are."""
-        try:
-            tree = ast.parse(line)
-        except SyntaxError:
-            return line
-        bare = self.bare
-
-        def zwc_call(name: str, args: list[ast.expr], keywords: list[ast.keyword]) -> ast.Call:
-            func = ast.Attribute(value=ast.Name("zwc", ast.Load()), attr=bare[name], ctx=ast.Load())
-            return ast.Call(func=func, args=args, keywords=keywords)
-
-        class Methods(ast.NodeTransformer):
-            changed = False
-
-            def visit_Call(self, node: ast.Call) -> ast.AST:
-                self.generic_visit(node)
-                func = node.func
-                if (isinstance(func, ast.Attribute) and _METHODS.get(func.attr) in bare
-                        and not (isinstance(func.value, ast.Name) and func.value.id == "zwc")):
-                    args = list(node.args)
-                    if func.attr in _SHAPE_VARARGS and len(args) > 1:
-                        args = [ast.Tuple(elts=args, ctx=ast.Load())]
-                    self.changed = True
-                    return zwc_call(_METHODS[func.attr], [func.value, *args], node.keywords)
-                return node
-
-            def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-                self.generic_visit(node)
-                if (node.attr in _ATTRIBUTES and _ATTRIBUTES[node.attr] in bare and isinstance(node.ctx, ast.Load)
-                        and not (isinstance(node.value, ast.Name) and node.value.id == "zwc")):
-                    self.changed = True
-                    return zwc_call(_ATTRIBUTES[node.attr], [node.value], [])
-                return node
-
-        transformer = Methods()
-        new_tree = transformer.visit(tree)
-        return ast.unparse(ast.fix_missing_locations(new_tree)) if transformer.changed else line
 
     def _rewrite_see_also(self, text: str) -> str:
         head, sep, rest = text.partition("See Also\n--------\n")
