@@ -78,6 +78,62 @@ def zwc_check(
     raise typer.Exit(0 if verdict.passed else 1)
 
 
+tasks_app = typer.Typer(help="Build and inspect task sets.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+
+
+@tasks_app.command("build")
+def tasks_build(
+    zwc: Path = typer.Option(..., "--zwc", help="A directory written by `sebench zwc build`."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the task draw (data and wording)."),
+    per_function: int | None = typer.Option(None, "--per-function",
+                                            help="Train tasks per function; default: 718 in all, as SE-Bench v1."),
+    multi: int = typer.Option(440, "--multi", help="Number of multi-function test tasks."),
+) -> None:
+    """Generate train, single_test and multiple_test, verified in the sandbox, with a build report."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from envs.zwc.errors import ZWCEnvError
+    from envs.zwc.tasks import build_tasks
+    from envs.zwc.tasks.build import kinds_table
+
+    if per_function is not None and per_function < 1:
+        raise typer.BadParameter("--per-function must be at least 1")
+    if multi < 0:
+        raise typer.BadParameter("--multi must be >= 0")
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console) as bar:
+            ids: dict[str, int] = {}
+
+            def progress(split: str, done: int, total: int) -> None:
+                if split not in ids:
+                    ids[split] = bar.add_task(f"drafting {split}", total=total)
+                bar.update(ids[split], completed=done)
+
+            report = build_tasks(zwc, seed=seed, per_function=per_function, multi=multi, progress=progress)
+    except ZWCEnvError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    table = Table(title=f"tasks built in {report.seconds:.1f}s ({report.tasks_per_second:.0f} tasks/s)")
+    for col in ("split", "kept", "dropped", "functions covered"):
+        table.add_column(col, justify="right")
+    for name, split in report.splits.items():
+        table.add_row(name, str(split.kept), str(sum(split.dropped.values())), str(split.functions_covered))
+    out = Console()
+    out.print(table)
+    kinds = Table(title="by kind (all splits)")
+    for col in ("kind", "kept", "dropped"):
+        kinds.add_column(col, justify="right")
+    for row in kinds_table(report):
+        kinds.add_row(*map(str, row))
+    out.print(kinds)
+    for split, names in report.uncovered.items():
+        if names:
+            out.print(f"[yellow]{split}: no task for {', '.join(names)}[/yellow]")
+    out.print(f"report: {zwc / 'build_report.json'}")
+
+
 def main() -> None:
     app()
 

@@ -105,11 +105,11 @@ absolute|unary
 acos|unary_unit
 acosh|unary_ge1
 add|binary
-all|reduction_bool
+all|reduction_bool|([True, False, True],)
 allclose|compare|([1.0, 2.0], [1.0, 2.0000001])
 amax|reduction
 amin|reduction
-any|reduction_bool
+any|reduction_bool|([True, False, True],)
 arange|construct|(1.0, 4.0, 0.5)
 arccos|unary_unit
 arccosh|unary_ge1
@@ -124,16 +124,16 @@ argpartition|sort|([3.0, 1.0, 2.0, -5.0, 4.5], 2)
 argsort|sort
 argwhere|index
 around|unary|([1.256, -2.5, 3.14159], 2)
-array|conversion
+array|conversion|([1.7, -2.2, 3.9, 0.5], 'int64')
 array2string|string_output
 array_equal|compare|([1, 2, 3], [1, 2, 3])
 array_equiv|compare|([1, 2], [[1, 2], [1, 2]])
 array_repr|string_output
 array_str|string_output
-asanyarray|conversion
-asarray|conversion
-ascontiguousarray|conversion
-asfortranarray|conversion
+asanyarray|conversion|([1.7, -2.2, 3.9, 0.5], 'int64')
+asarray|conversion|([1.7, -2.2, 3.9, 0.5], 'int64')
+ascontiguousarray|conversion|([1.7, -2.2, 3.9, 0.5], 'int64')
+asfortranarray|conversion|([[1.7, -2.2], [3.9, 0.5]], 'int64')
 asin|unary_unit
 asinh|unary
 astype|conversion|(arr([1.7, -2.2, 3.9]), 'int64')
@@ -160,7 +160,7 @@ broadcast_arrays|shape|([1.0, 2.0, 3.0], [[1.0], [2.0]])
 broadcast_to|shape|([1.0, 2.0, 3.0], (2, 3))
 cbrt|unary
 ceil|unary
-choose|select|([0, 1, 0], [[1, 2, 3], [10, 20, 30]])
+choose|select|([0, 1, 2, 1], [[1, 2, 3, 4], [10, 20, 30, 40], [5, 6, 7, 8]])
 clip|unary|([1.5, -2.0, 3.25, 0.5], -1.0, 2.0)
 compress|select|([True, False, True], [1.0, 2.0, 3.0])
 concatenate|join
@@ -313,12 +313,12 @@ sinh|unary
 size|info
 sort|sort
 sort_complex|unary_complex
-spacing|unary
+spacing|unary|([1.5e9, -2.0e10, 3.25e8],)
 split|shape|(arr([1.0, 2.0, 3.0, 4.0]), 2)
 sqrt|unary_positive
 square|unary
 squeeze|shape|([[[1.0], [2.0]]],)
-stack|join
+stack|join|([[1.0, 2.0], [3.0, 4.0]], 1)
 std|reduction
 subtract|binary
 sum|reduction
@@ -343,7 +343,7 @@ unwrap|cumulative|([0.0, 3.0, 6.5, 1.0],)
 var|reduction
 vdot|product
 vectorize|functional
-vstack|join
+vstack|join|([[[1.0, 2.0]], [[3.0, 4.0], [5.0, 6.0]]],)
 where|select
 zeros|construct|((2, 3),)
 zeros_like|construct_like

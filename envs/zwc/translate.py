@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 
+from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.names import Mapping
 from envs.zwc.zwc_runtime import CONSTANTS, DTYPES
 
@@ -25,6 +26,7 @@ METHODS["flatten"] = "ravel"
 SHAPE_VARARGS = {"reshape", "transpose"}  # a.reshape(2, 3) is reshape(a, (2, 3))
 ATTRIBUTES = {"T": "transpose", "real": "real", "imag": "imag"}
 DROPPED_METHODS = {"tolist", "item"}
+RENAMED = {e.target: e.numpy for e in CATALOGUE if e.target}  # numpy.trapezoid is what zwc calls trapz
 
 
 def short_names(mapping: Mapping) -> dict[str, str]:
@@ -142,6 +144,7 @@ class _NumpyToZwc(ast.NodeTransformer):
         elif root.id not in self.aliases:
             return self.generic_visit(node)
         path = "numpy." + ".".join(chain)
+        path = RENAMED.get(path, path)
         if path in self.mapping:
             return ast.copy_location(_zwc_attr(self.mapping.to_zwc(path)), node)
         if len(chain) == 1 and (chain[0] in CONSTANTS or chain[0] in DTYPES or chain[0] == "ndarray"):

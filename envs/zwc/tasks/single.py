@@ -1,0 +1,128 @@
+"""Single-function tasks: one catalogued function, >= 8 executed test cases, and tests
+that discriminate (a constant answer, the identity and a different function of the same
+kind each fail at least one)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.zwc.catalogue import CATALOGUE, Entry
+from envs.zwc.equality import values_equal
+from envs.zwc.task import Task, TestCase
+from envs.zwc.tasks.inputs import call_spec, generate_inputs, literal, numpy_callable
+from envs.zwc.tasks.phrasing import single_problem
+from envs.zwc.tasks.reference import (
+    CUSTOM,
+    SHAPE_ONLY,
+    SHAPE_ONLY_NOTE,
+    compile_reference,
+    numpy_reference,
+    output_text,
+    run_reference,
+)
+
+MIN_TESTS = 8
+MAX_TESTS = 10
+DRAWS = 24  # candidate inputs drawn per task; the reference must accept at least MIN_TESTS
+# functions that return their input's values by definition: the identity answer cannot fail
+IDENTITY_BY_DEFINITION = {"numpy.copy", "numpy.positive", "numpy.block", "numpy.nextafter"}
+
+
+@dataclass
+class Draft:
+    """A task before sandbox verification, or the reason it was dropped."""
+
+    task: Task | None
+    entry: Entry
+    dropped: str = ""
+
+
+def selected_name(entry: Entry) -> str:
+    """The name SE-Bench records in ``selected_functions`` (``mean``, ``linalg.inv``)."""
+    return entry.numpy[len("numpy."):]
+
+
+def _same(a, b) -> bool:
+    return values_equal(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _as_called(entry: Entry) -> tuple:
+    """The catalogue sample with array arguments made arrays, as the reference calls it."""
+    spec = call_spec(entry)
+    return tuple(np.array(a) if i in spec.array_params else a for i, a in enumerate(spec.sample))
+
+
+def _alternatives(entry: Entry) -> list[Entry]:
+    """Same-kind functions that really differ from ``entry`` (not aliases such as abs/absolute)."""
+    target = numpy_callable(entry)
+    sample = _as_called(entry)
+    own_ok, own = run_reference(lambda *a: target(*a), sample)
+    found = []
+    kind = [e for e in CATALOGUE if e.kind == entry.kind and e.numpy != entry.numpy]
+    for other in kind:
+        fn = numpy_callable(other)
+        if fn is target:
+            continue
+        ok, value = run_reference(lambda *a, fn=fn: fn(*a), sample)
+        if ok and own_ok and _same(value, own):
+            continue  # an alias on the sample: not a *different* function
+        found.append(other)
+    return found
+
+
+def discriminates(entry: Entry, cases: list[tuple], outputs: list) -> str:
+    """'' if the tests tell the function apart from trivial answers, else the reason."""
+    if all(_same(o, outputs[0]) for o in outputs[1:]):
+        return "a constant answer passes"
+    if entry.numpy not in IDENTITY_BY_DEFINITION and all(
+            _same(plain_first(args), out) for args, out in zip(cases, outputs, strict=True)):
+        return "the identity passes"
+    for other in _alternatives(entry)[:2]:
+        fn = numpy_callable(other)
+        results = [run_reference(lambda *a, fn=fn: fn(*a), args) for args in cases]
+        if all(ok and _same(value, out) for (ok, value), out in zip(results, outputs, strict=True)):
+            return f"{selected_name(other)} passes too"
+    return ""
+
+
+def plain_first(args: tuple):
+    return args[0] if args else None
+
+
+def make_single(entry: Entry, rng: random.Random, task_id: str, split: str) -> Draft:
+    spec = call_spec(entry)
+    params, source = numpy_reference(entry, spec)
+    solve = compile_reference(source)
+    if entry.numpy in CUSTOM:
+        draws = [c[:1] for c in generate_inputs(entry.__class__(entry.numpy, "unary"), rng, DRAWS)]
+    else:
+        draws = generate_inputs(entry, rng, DRAWS)
+    cases, outputs = [], []
+    for args in draws:
+        ok, value = run_reference(solve, args)
+        if ok and literal(args) not in {literal(c) for c in cases}:
+            cases.append(args)
+            outputs.append(value)
+        if len(cases) == MAX_TESTS:
+            break
+    if len(cases) < MIN_TESTS:
+        return Draft(None, entry, f"only {len(cases)} valid inputs")
+    why = discriminates(entry, cases, outputs) if entry.numpy not in {*CUSTOM, *SHAPE_ONLY} else ""
+    if why:
+        return Draft(None, entry, why)
+    test_cases = [TestCase(input=", ".join(f"{p}={literal(a)}" for p, a in zip(params, args, strict=True)),
+                           output=output_text(out)) for args, out in zip(cases, outputs, strict=True)]
+    query = single_problem(entry, params, cases[0], rng)
+    if entry.numpy in CUSTOM:
+        query += "\n" + CUSTOM[entry.numpy][2]
+    if entry.numpy in SHAPE_ONLY:
+        query += "\n" + SHAPE_ONLY_NOTE
+    if entry.kind == "inplace":
+        query += "\nThe first input is to be changed in place, as an array of floats; return it afterwards."
+    task = Task(task_id=task_id, split=split, kind=entry.kind, selected_functions=[selected_name(entry)],
+                query=query, function_name=f"def solve({', '.join(params)}):", test_cases=test_cases,
+                example=test_cases[0], example_output=[source])
+    return Draft(task, entry)
