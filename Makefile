@@ -22,11 +22,13 @@ test: $(STAMP) lint
 
 demo: $(STAMP)
 	$(BIN)/sebench zwc build --seed 0 --out runs/zwc-seed0
+	$(BIN)/sebench tasks build --zwc runs/zwc-seed0 --seed 0
 	$(BIN)/python -m envs.zwc.doc_examples runs/zwc-seed0 --json runs/zwc-seed0/doc_examples.json
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --zwc runs/zwc-seed0 --candidates 100
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
+	$(BIN)/python -m benchmarks.perf.task_build
 
 clean:
 	rm -rf $(VENV) runs .bench

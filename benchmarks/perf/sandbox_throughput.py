@@ -4,7 +4,8 @@ test harness), on the same candidates, with the same number of parallel workers.
 
     python -m benchmarks.perf.sandbox_throughput [--zwc DIR] [--candidates 200] [--workers 2]
 
-Tasks are made here from the catalogue (elementwise and reduction functions, 8 test
+Ours is the median of three runs (the pool started once, before timing); the baseline, at
+~20 s, runs once. Tasks are made here from the catalogue (elementwise and reduction functions, 8 test
 cases each, expected outputs computed by NumPy); half the candidates are right, half call
 the wrong function. Both graders must agree on every verdict, or the run fails.
 """
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,7 @@ from envs.zwc.equality import printed_equal
 from envs.zwc.names import Mapping
 
 _SEPARATOR = "\n#####\n"  # between printed outputs: arrays print over several lines
+REPEATS = 3
 KINDS = {"unary": ("x",), "binary": ("x1", "x2"), "reduction": ("x",)}
 
 
@@ -102,9 +105,12 @@ def run(zwc_dir: Path, n_candidates: int, workers: int) -> dict:
     started = time.perf_counter()
     env.pool  # noqa: B018 - start the servers outside the timed region, reported separately
     startup = time.perf_counter() - started
-    started = time.perf_counter()
-    ours = env.check_many(pairs)
-    ours_s = time.perf_counter() - started
+    times = []
+    for _ in range(REPEATS):  # the median of a few runs: two shared cores make single runs noisy
+        started = time.perf_counter()
+        ours = env.check_many(pairs)
+        times.append(time.perf_counter() - started)
+    ours_s = statistics.median(times)
     env.close()
     started = time.perf_counter()
     with ThreadPoolExecutor(workers) as ex:

@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass
 from enum import StrEnum
 
-from envs.zwc.verdict import Failure
+from envs.zwc.failure import Failure
 
 ALLOWED_IMPORTS = frozenset({
     "zwc", "math", "cmath", "itertools", "functools", "collections", "collections.abc",

@@ -172,7 +172,7 @@ class ZWCEnv:
             if rejection is not None:
                 verdicts[i] = rejected(rejection)
             else:
-                jobs.append((code, task.entry_point, task.inputs(), numpy_mode))
+                jobs.append((code, task.entry_point, task.inputs(), numpy_mode, task.is_official))
                 slots.append(i)
         if jobs:
             for i, answer in zip(slots, self.pool.run_many(jobs), strict=True):

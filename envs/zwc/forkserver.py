@@ -14,6 +14,7 @@ server except bytes on that pipe, which the server reads with a size cap.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -54,7 +55,23 @@ def _warm(zwc_module, runtime) -> None:
                 continue
 
 
+_FINISHING: list[tuple[int, str]] = []  # children that reported "end" and are still exiting
+
+
+def _reap(block: bool = False) -> None:
+    """Collect children that finished; their exit (address-space teardown) is off the hot path."""
+    for pid, workdir in list(_FINISHING):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _FINISHING.remove((pid, workdir))
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
 def _run_one(request: dict, runtime, proxies, harness) -> dict:
+    _reap()
     workdir = tempfile.mkdtemp(prefix="zwc-sandbox-")
     read_fd, write_fd = os.pipe()
     started = time.monotonic()
@@ -89,17 +106,22 @@ def _run_one(request: dict, runtime, proxies, harness) -> dict:
                 killed = "output"
                 break
     finally:
-        if killed:
-            _kill_group(pid)
-        _, status = os.waitpid(pid, 0)
         os.close(read_fd)
-        shutil.rmtree(workdir, ignore_errors=True)
     records = []
     for line in bytes(data).decode("utf-8", "replace").splitlines():
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError:
             break  # a line cut short by a kill
+    finished = not killed and any(r.get("event") == "end" for r in records)
+    if finished:  # it said everything: answer now, reap it later
+        _FINISHING.append((pid, workdir))
+        return {"records": records, "killed": "", "signal": 0, "exit_code": 0,
+                "seconds": time.monotonic() - started}
+    if killed:
+        _kill_group(pid)
+    _, status = os.waitpid(pid, 0)
+    shutil.rmtree(workdir, ignore_errors=True)
     signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
     if not killed and signal_number in (signal.SIGXCPU, signal.SIGKILL) and \
             not any(r.get("event") == "end" for r in records):
@@ -126,6 +148,8 @@ def serve(package_dir: str) -> None:
 
     proxies = harness.build_proxies(zwc)
     _warm(zwc, runtime)
+    gc.collect()
+    gc.freeze()  # children need not touch (and so copy) the pages of everything imported so far
     protocol_out = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the protocol
     protocol_out.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
@@ -141,6 +165,7 @@ def serve(package_dir: str) -> None:
                       "seconds": 0.0, "server_error": f"{type(exc).__name__}: {exc}"}
         protocol_out.write(json.dumps(answer) + "\n")
         protocol_out.flush()
+    _reap(block=True)
 
 
 if __name__ == "__main__":

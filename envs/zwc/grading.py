@@ -80,7 +80,7 @@ def grade(task: Task, answer: dict) -> Verdict:
             got = decode(record.get("value"))
             ok = _matches(task, got, record.get("printed", ""), want)
             outcomes.append(TestOutcome(passed=ok, expected=want, got=_jsonable(got),
-                                        printed=record.get("printed", "")[:2000],
+                                        printed=record.get("printed") or repr(got)[:2000],
                                         seconds=record.get("seconds", 0.0)))
     failure, reason, detail = _failure(answer, load, by_index, outcomes, violations)
     return Verdict(passed=failure is Failure.PASSED, failure=failure, detail=detail, reason=reason,

@@ -129,16 +129,17 @@ class SandboxPool:
                 self._idle.put(server)
 
     def run(self, code: str, entry: str, inputs: list[str], numpy_mode: bool = False,
-            limits: Limits | None = None) -> dict:
+            printed: bool = True, limits: Limits | None = None) -> dict:
         """Run ``code``'s ``entry`` on each input (keyword-argument text); the raw result.
 
-        ``numpy_mode`` lets the candidate import NumPy (the paper's reasoning control).
+        ``numpy_mode`` lets the candidate import NumPy (the paper's reasoning control);
+        ``printed`` also returns each value's printed form (what official grading compares).
         """
         if self._closed:
             raise SandboxError("the sandbox pool is closed")
         limits = limits or self.limits
         payload = {"code": code, "entry": entry, "inputs": list(inputs), "limits": asdict(limits),
-                   "numpy": bool(numpy_mode)}
+                   "numpy": bool(numpy_mode), "printed": bool(printed)}
         server = self._idle.get()
         try:
             for _attempt in range(2):  # a server found dead is replaced and the job sent again
@@ -152,7 +153,7 @@ class SandboxPool:
             self._idle.put(server)
 
     def run_many(self, jobs: list[tuple]) -> list[dict]:
-        """Run many (code, entry, inputs[, numpy_mode]) jobs, every server busy; in order."""
+        """Run many (code, entry, inputs[, numpy_mode[, printed]]) jobs, every server busy; in order."""
         with ThreadPoolExecutor(self.workers) as ex:
             return list(ex.map(lambda job: self.run(*job), jobs))
 

@@ -289,7 +289,8 @@ def run_candidate(request: dict, out, runtime, proxies: dict) -> None:
             args, kwargs = eval(compiled, input_globals)  # noqa: S307 - task data, in the sandbox
             value = entry(*args, **kwargs)
             record["value"] = encode(value, runtime)
-            record["printed"] = _printed(value)[:VALUE_CHARS]
+            if request.get("printed"):  # the official rule grades printed text; ours needs none
+                record["printed"] = _printed(value)[:VALUE_CHARS]
             record["ok"] = True
         except BaseException as exc:  # noqa: BLE001
             record.update(ok=False, **_error(exc, runtime))

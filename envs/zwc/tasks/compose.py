@@ -13,7 +13,7 @@ from envs.zwc.task import Task, TestCase
 from envs.zwc.tasks.inputs import call_spec, literal
 from envs.zwc.tasks.phrasing import OPENINGS, step_phrase
 from envs.zwc.tasks.reference import compile_reference, output_text, run_reference
-from envs.zwc.tasks.single import MIN_TESTS, Draft, selected_name
+from envs.zwc.tasks.single import MIN_TESTS, Draft, same_value, selected_name
 
 ONE_ARRAY_KINDS = {"unary", "unary_positive", "unary_unit", "cumulative"}
 ONE_ARRAY_NAMES = {"numpy.sort", "numpy.flip", "numpy.ravel", "numpy.transpose", "numpy.fliplr"}
@@ -69,8 +69,10 @@ def make_multi(rng: random.Random, task_id: str, split: str = "multiple_test") -
     names = [selected_name(e) for e in chain]
     if len(cases) < MIN_TESTS:
         return Draft(None, chain[0], "composition gives non-finite or invalid results")
-    if all(o == outputs[0] for o in outputs[1:]):
+    if all(same_value(o, outputs[0]) for o in outputs[1:]):
         return Draft(None, chain[0], "a constant answer passes")
+    if all(same_value(args[0], o) for args, o in zip(cases, outputs, strict=True)):
+        return Draft(None, chain[0], "the identity passes")
     steps = [f"Step 1: {step_phrase(chain[0])}" + (" (with `x` and `y`)." if binary else " (on `x`).")]
     steps += [f"Step {i}: on the result of step {i - 1}, {step_phrase(e)}." for i, e in enumerate(chain[1:], 2)]
     query = "\n".join([rng.choice(OPENINGS),

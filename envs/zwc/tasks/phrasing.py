@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
+from functools import cache
 
 from envs.zwc.catalogue import Entry
 from envs.zwc.docs import numpy_doc
@@ -39,14 +39,14 @@ def _clean(text: str) -> str:
     return re.sub(r"\bnumpy\b", "", text, flags=re.IGNORECASE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def summary(entry: Entry) -> str:
     """The first sentence of the docstring's summary, without code names."""
     doc = numpy_doc(entry.numpy)
     paragraphs = [p for p in doc.split("\n\n") if p.strip()]
     for para in paragraphs:
         first = para.strip().split("\n")[0]
-        if re.match(r"^[\w.]+\(.*\)\s*$", first) or first.startswith(("..", "Parameters")):
+        if re.match(r"^[\w.]+\(", first) or first.startswith(("..", "Parameters")):
             continue
         sentence = _clean(" ".join(para.split()))
         sentence = sentence.split(". ")[0].rstrip(".")
@@ -55,7 +55,7 @@ def summary(entry: Entry) -> str:
     return "Apply the operation."
 
 
-@lru_cache(maxsize=None)
+@cache
 def parameter_notes(entry: Entry) -> dict[str, str]:
     """Parameter name -> its docstring description's first sentence, cleaned."""
     doc = numpy_doc(entry.numpy)

@@ -32,9 +32,9 @@ CUSTOM = {
 }
 
 
-# uninitialised contents cannot be graded: these tasks ask for the new array's shape
+# uninitialised contents cannot be graded: these tasks ask for the new array's size
 SHAPE_ONLY = {"numpy.empty", "numpy.empty_like"}
-SHAPE_ONLY_NOTE = "Its contents are not initialised, so return the shape of the new array as a list."
+SHAPE_ONLY_NOTE = "Its contents are not initialised, so return the number of elements of the new array."
 
 
 def numpy_reference(entry: Entry, spec: CallSpec) -> tuple[tuple[str, ...], str]:
@@ -50,7 +50,7 @@ def numpy_reference(entry: Entry, spec: CallSpec) -> tuple[tuple[str, ...], str]
         body = (f"    out = np.array({params[0]}, dtype=float)\n"
                 f"    {fn}(out, {', '.join(args[1:])})\n    return out")
     elif entry.numpy in SHAPE_ONLY:
-        body = f"    return list({fn}({', '.join(args)}).shape)"
+        body = f"    return {fn}({', '.join(args)}).size"
     else:
         body = f"    return {fn}({', '.join(args)})"
     return params, f"import numpy as np\n\n\ndef solve({signature}):\n{body}\n"

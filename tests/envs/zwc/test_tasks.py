@@ -1,0 +1,122 @@
+"""Generated task sets: coverage, size, verification, discrimination, clean texts, determinism."""
+
+import hashlib
+import json
+import re
+
+import pytest
+
+from envs.zwc import Failure, ZWCEnv, read_tasks
+from envs.zwc.catalogue import CATALOGUE
+from envs.zwc.env import build_directory
+from envs.zwc.names import Mapping
+from envs.zwc.tasks import build_tasks
+from envs.zwc.tasks.single import IDENTITY_BY_DEFINITION
+from envs.zwc.translate import translate_numpy
+
+ALL_FUNCTIONS = {e.numpy[len("numpy."):] for e in CATALOGUE}
+SPLITS = ("train", "single_test", "multiple_test")
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=["seed0", "seed1"])
+def built(request, tmp_path_factory):
+    seed = request.param
+    root = build_directory(Mapping.generate(seed), tmp_path_factory.mktemp(f"tasks-seed{seed}"))
+    report = build_tasks(root, seed=seed, workers=2)
+    env = ZWCEnv.load(root, workers=2)
+    yield env, report
+    env.close()
+
+
+def test_coverage_sizes_and_test_counts(built):
+    env, report = built
+    train, single, multi = (env.tasks(s) for s in SPLITS)
+    assert {t.selected_functions[0] for t in train} == ALL_FUNCTIONS
+    assert {t.selected_functions[0] for t in single} == ALL_FUNCTIONS
+    assert len(train) == 718 and len(single) == 278 and len(multi) == 440
+    for task in [*train, *single, *multi]:
+        assert len(task.test_cases) >= 8, task.task_id
+        assert task.reference and task.example_output
+    covered = {f for t in train for f in t.selected_functions}
+    for task in multi:
+        assert len(set(task.selected_functions)) >= 3
+        assert set(task.selected_functions) <= covered
+    assert report.splits["train"].functions_covered == 278 and not report.uncovered["train"]
+    written = json.loads((env.root / "build_report.json").read_text())
+    assert written["splits"]["multiple_test"]["kept"] == 440
+
+
+def test_reference_passes_and_trivial_answers_fail(built):
+    env, _ = built
+    for split in SPLITS:
+        tasks = env.tasks(split)
+        verdicts = env.check_many([(t, t.reference) for t in tasks])
+        failed = [(t.task_id, v.failure) for t, v in zip(tasks, verdicts) if not v.passed]
+        assert len(failed) <= 0.01 * len(tasks), failed
+        trivial = []
+        for t in tasks:
+            sig = t.function_name[len("def "):].rstrip(":")
+            first = t.entry_point and sig[sig.index("(") + 1:].split(",")[0].strip(" )")
+            constant = f"import zwc\ndef {sig}:\n    zwc.pi\n    return zwc.ZWCArray({t.test_cases[0].output})"
+            identity = f"import zwc\ndef {sig}:\n    return zwc.ZWCArray({first})"
+            trivial += [(t, constant), (t, identity)]
+        verdicts = env.check_many(trivial)
+        passed = {pair[0].selected_functions[0] for pair, v in zip(trivial, verdicts) if v.passed}
+        assert passed <= IDENTITY_BY_DEFINITION_NAMES, (split, passed)
+
+
+IDENTITY_BY_DEFINITION_NAMES = {n[len("numpy."):] for n in IDENTITY_BY_DEFINITION}
+
+
+def test_no_task_text_names_a_function(built):
+    env, _ = built
+    zwc_names = {e.short for e in env.mapping}
+    code_names = re.compile(r"\b(?:np|numpy)\.\w|`(?:" + "|".join(re.escape(n) for n in ALL_FUNCTIONS) + r")`"
+                            r"|\b(?:" + "|".join(re.escape(n) for n in ALL_FUNCTIONS if "." not in n) + r")\(",
+                            re.IGNORECASE)
+    for split in SPLITS:
+        for task in env.tasks(split):
+            text = task.query
+            for param in re.findall(r"\w+", task.function_name[task.function_name.index("("):]):
+                text = text.replace(f"`{param}`", "`parameter`")  # a parameter may be called `array`
+            assert not code_names.search(text), (task.task_id, code_names.search(text).group(0))
+            words = set(re.findall(r"[a-z]+", text.lower()))
+            assert not words & zwc_names, (task.task_id, words & zwc_names)
+            assert "zwc" not in text.lower()
+
+
+def test_train_and_test_tasks_differ(built):
+    env, _ = built
+    train = {t.selected_functions[0]: t for t in env.tasks("train")}
+    for task in env.tasks("single_test"):
+        twin = train[task.selected_functions[0]]
+        assert [c.input for c in task.test_cases] != [c.input for c in twin.test_cases]
+
+
+def test_same_seed_gives_byte_identical_files(tmp_path):
+    digests = []
+    for run in range(2):
+        root = build_directory(Mapping.generate(3), tmp_path / f"run{run}")
+        build_tasks(root, seed=5, per_function=1, multi=20, workers=2)
+        digests.append([hashlib.sha256((root / f"{s}.jsonl").read_bytes()).hexdigest() for s in SPLITS]
+                       + [hashlib.sha256((root / "build_report.json").read_bytes()).hexdigest()])
+    assert digests[0] == digests[1]
+
+
+def test_official_samples_translated_pass_official_grading(official_env, sample_tasks_path):
+    tasks = read_tasks(sample_tasks_path)
+    codes = [translate_numpy(t.example_output[0], official_env.mapping) for t in tasks]
+    assert all("numpy" not in c and "tolist" not in c for c in codes)
+    verdicts = official_env.check_many(list(zip(tasks, codes)))
+    assert all(v.passed for v in verdicts), [v.detail for v in verdicts]
+    wrong = official_env.check(tasks[0], codes[1])
+    assert wrong.failure in (Failure.NO_CODE, Failure.RUNTIME_ERROR, Failure.WRONG_ANSWER)
+
+
+def test_translation_covers_methods_constants_and_linalg(official_env):
+    code = ("import numpy as np\nfrom numpy.linalg import inv\nimport numpy.linalg as la\n"
+            "def f(a):\n    x = np.array(a, dtype=np.float64).reshape(2, 2)\n"
+            "    return (inv(x).T.sum() + np.pi + la.det(x) + np.trapz([1.0, 2.0])).item()\n")
+    out = translate_numpy(code, official_env.mapping)
+    assert "numpy" not in out and ".item()" not in out and ".T" not in out and ".reshape" not in out
+    assert "zwc.rfx.quvohe" in out and "zwc.rfx.zigecit" in out and "zwc.pi" in out and "zwc.xoxunig" in out
