@@ -1,1 +1,8 @@
-"""The agent loop, model backends and evaluation (see ARCHITECTURE.md); arrives with its issue."""
+"""The agent loop, model backends and evaluation (see ARCHITECTURE.md)."""
+
+from agents.agent import Agent
+from agents.evaluate import EvalReport, pass_at_k
+from agents.learner import EvolveReport, Learner
+from agents.trajectory import Trajectory
+
+__all__ = ["Agent", "EvalReport", "EvolveReport", "Learner", "Trajectory", "pass_at_k"]

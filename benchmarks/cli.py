@@ -134,6 +134,102 @@ def tasks_build(
     out.print(f"report: {zwc / 'build_report.json'}")
 
 
+def _load_env(zwc: Path):
+    from envs.zwc import ZWCEnv
+    from envs.zwc.errors import ZWCEnvError
+
+    try:
+        return ZWCEnv.load(zwc)
+    except ZWCEnvError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+def _report_table(reports) -> Table:
+    table = Table(title="evaluation")
+    for col in ("split", "mode", "model", "tasks", "samples", "pass@1", "pass@k", "failures"):
+        table.add_column(col)
+    for r in reports:
+        top = max(r.pass_at) if r.pass_at else 0
+        fails = ", ".join(f"{k} {v}" for k, v in r.failures.items() if v and k != "passed")
+        table.add_row(r.split, r.mode, r.model, str(r.n_tasks), str(r.n_samples),
+                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%"
+                      if top else "-", fails or "-")
+    return table
+
+
+@app.command("eval")
+def eval_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    split: str = typer.Option("single_test", "--split", help="train | single_test | multiple_test"),
+    model: str = typer.Option("smollm2-135m", "--model", help="Model name, directory, vllm:… or openai:…"),
+    mode: str = typer.Option("closed", "--mode", help="closed | open | search | numpy"),
+    n: int = typer.Option(5, "--n", help="Samples per task (pass@k for every k <= n)."),
+    out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks of the split."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the results file of a killed run."),
+    max_tokens: int = typer.Option(512, "--max-tokens", help="Tokens per answer."),
+    max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback)."),
+) -> None:
+    """Evaluate a model on a split; results and a summary are written as they finish."""
+    from agents import Agent
+
+    env = _load_env(zwc)
+    try:
+        agent = Agent(model=model, max_tokens=max_tokens, max_turns=max_turns)
+        report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
+                                resume=resume)
+    except (FileExistsError, ValueError, KeyError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    finally:
+        env.close()
+    Console().print(_report_table([report]))
+    Console().print(f"results: {report.results_path}\nsummary: {report.summary_path}")
+
+
+@app.command("validate")
+def validate_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    model: str = typer.Option("smollm2-135m", "--model", help="The model under test."),
+    split: str = typer.Option("single_test", "--split"),
+    limit: int = typer.Option(20, "--limit", help="Tasks per run."),
+    max_tokens: int = typer.Option(256, "--max-tokens"),
+    out: Path | None = typer.Option(None, "--out", help="Directory for the four runs' results."),
+) -> None:
+    """SE-Bench's design validation: closed-book (must be 0), open-book, NumPy control, reference."""
+    from agents import Agent
+    from benchmarks.validate import validate
+
+    env = _load_env(zwc)
+    try:
+        result = validate(env, Agent(model=model, max_tokens=max_tokens), split=split, limit=limit,
+                          out_dir=out or zwc / "validate")
+    finally:
+        env.close()
+    Console().print(_report_table(result.reports))
+    Console().print(result.verdict_text())
+    raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command("serve")
+def serve_command(
+    model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),
+    port: int = typer.Option(8000, "--port"),
+    host: str = typer.Option("127.0.0.1", "--host"),
+) -> None:
+    """An OpenAI-compatible chat-completions server over any backend."""
+    from agents.models import load_model
+    from agents.models.serve import make_server
+
+    server = make_server(load_model(model), host, port)
+    console.print(f"serving {model} at http://{host}:{server.server_address[1]}/v1 (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.shutdown()
+
+
 def main() -> None:
     app()
 

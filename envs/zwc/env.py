@@ -114,7 +114,11 @@ class ZWCEnv:
 
     def docs_for(self, task: Task) -> str:
         """The ground-truth docs of the functions ``task`` needs (phase ``train`` only)."""
-        index = self.docs
+        self.docs  # noqa: B018 - raises ProtocolError in phase test
+        return self._docs_text(task)
+
+    def _docs_text(self, task: Task) -> str:
+        index = self._doc_index
         parts = []
         for name in task.selected_functions:
             try:
@@ -134,6 +138,14 @@ class ZWCEnv:
 
     # -- episodes -------------------------------------------------------------------------
     def reset(self, task: Task, phase: Phase = "train", mode: Mode = "closed") -> Observation:
+        """Start an episode: the observation, and ``step`` will grade code for ``task``."""
+        obs = self.observe(task, phase, mode)
+        self.phase, self._task, self._mode = phase, task, mode
+        return obs
+
+    def observe(self, task: Task, phase: Phase = "train", mode: Mode = "closed") -> Observation:
+        """The observation ``reset`` gives, without touching the env's state (episodes may run
+        concurrently). The protocol holds all the same: no docs in phase ``test``."""
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}; choose 'train' or 'test'")
         if mode not in MODES:
@@ -141,7 +153,6 @@ class ZWCEnv:
         if phase == "test" and mode in ("open", "search"):
             raise ProtocolError(f"mode {mode!r} shows docs, which phase 'test' forbids; "
                                 "use phase='train' for open-book diagnostics")
-        self.phase, self._task, self._mode = phase, task, mode
         example = task.example or task.test_cases[0]
         example_output = example.output
         if task.is_official and task.example is None:
@@ -149,7 +160,7 @@ class ZWCEnv:
         return Observation(task_id=task.task_id, question=task.query, signature=task.function_name,
                            entry_point=task.entry_point, example_input=example.input,
                            example_output=example_output,
-                           docs=self.docs_for(task) if mode == "open" else "",
+                           docs=self._docs_text(task) if mode == "open" else "",
                            phase=phase, mode=mode, can_search=mode == "search")
 
     def step(self, code: str) -> Verdict:

@@ -1,0 +1,199 @@
+"""The agent: one LangGraph loop shared by every learner and model.
+
+    prompt -> generate -> (search -> generate)* -> execute -> (feedback -> generate)* -> end
+
+``generate`` asks the model for one answer; a ```search block queries the env's docs (mode
+``search``, phase ``train`` only) and loops back; a ```python block is graded by the env
+(``env.check``, so episodes may run concurrently); a failure gets execution feedback and a
+retry while turns remain (Reflexion-style, ``max_turns``). Episodes run in threads and
+share one dynamic batcher, so generation is batched across tasks and samples while
+execution of finished answers overlaps it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from agents.batching import DynamicBatcher
+from agents.learner import EvolveReport, Learner
+from agents.models import Model, load_model
+from agents.prompts import extract_code, extract_search, feedback, first_prompt
+from agents.trajectory import Trajectory
+from envs.zwc import Observation, Task, Verdict
+
+if TYPE_CHECKING:
+    from agents.evaluate import EvalReport
+    from envs.zwc import ZWCEnv
+
+
+class EpisodeState(TypedDict, total=False):
+    env: Any
+    task: Task
+    obs: Observation
+    messages: list[dict[str, str]]
+    code: str
+    query: str
+    verdict: Verdict | None
+    turns: int
+    searches: int
+    tokens: int
+    temperature: float
+
+
+class Agent:
+    """Args:
+        model: a model name (``smollm2-135m``, ``reference``, a directory, ``vllm:…``, ``openai:…``) or a Model.
+        learner: anything implementing ``agents.learner.Learner``; None means no learning.
+        max_turns: answers per episode (1 = no retry; >1 retries with execution feedback).
+        max_searches: doc searches per episode in mode ``search``.
+        temperature, max_tokens: sampling settings; sampled runs (n > 1) use ``sample_temperature``.
+        concurrency: episodes in flight at once (the batch the model sees).
+    """
+
+    def __init__(self, model: str | Model = "smollm2-135m", learner: Learner | None = None, *,
+                 max_turns: int = 1, max_searches: int = 3, temperature: float = 0.0,
+                 sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32):
+        if max_turns < 1 or max_searches < 0 or concurrency < 1:
+            raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
+                             f"concurrency >= 1 (got {concurrency})")
+        self.model_spec = model
+        self._model: Model | None = model if not isinstance(model, str) else None
+        self.learner = learner
+        self.max_turns, self.max_searches = max_turns, max_searches
+        self.temperature, self.sample_temperature = temperature, sample_temperature
+        self.max_tokens, self.concurrency = max_tokens, concurrency
+        self._batcher: DynamicBatcher | None = None
+        self._graph = self._build_graph()
+
+    # -- the model ------------------------------------------------------------------------
+    @property
+    def model(self) -> Model:
+        if self._model is None:
+            if self.model_spec == "reference":
+                raise ValueError("the reference model needs the env's tasks: call agent.evaluate(...) "
+                                 "or bind it with agent.bind_reference(env)")
+            self._model = load_model(str(self.model_spec))
+        return self._model
+
+    @model.setter
+    def model(self, model: Model) -> None:
+        """Parametric learners replace the model they trained."""
+        self._model, self.model_spec, self._batcher = model, model.name, None
+
+    def bind_reference(self, env: ZWCEnv, splits: tuple[str, ...] = ("train", "single_test", "multiple_test")):
+        tasks = [t for s in splits if (env.root / f"{s}.jsonl").is_file() for t in env.tasks(s)]
+        self._model = load_model("reference", tasks=tasks, mapping=env.mapping)
+        self._batcher = None
+
+    @property
+    def name(self) -> str:
+        return self.model_spec if isinstance(self.model_spec, str) else self.model_spec.name
+
+    def _generator(self) -> DynamicBatcher:
+        if self._batcher is None or self._batcher.model is not self.model:
+            self._batcher = DynamicBatcher(self.model, max_batch=self.concurrency)
+        return self._batcher
+
+    # -- the graph ------------------------------------------------------------------------
+    def _build_graph(self):
+        graph = StateGraph(EpisodeState)
+        graph.add_node("generate", self._generate)
+        graph.add_node("search", self._search)
+        graph.add_node("execute", self._execute)
+        graph.add_node("feedback", self._feedback)
+        graph.add_edge(START, "generate")
+        graph.add_conditional_edges("generate", self._route, {"search": "search", "execute": "execute"})
+        graph.add_edge("search", "generate")
+        graph.add_conditional_edges("execute", self._after_execute, {"feedback": "feedback", "end": END})
+        graph.add_edge("feedback", "generate")
+        return graph.compile()
+
+    def _generate(self, state: EpisodeState) -> dict:
+        [[completion]] = self._generator().generate([state["messages"]], n=1, temperature=state["temperature"],
+                                                    max_tokens=self.max_tokens)
+        messages = [*state["messages"], {"role": "assistant", "content": completion.text}]
+        return {"messages": messages, "tokens": state["tokens"] + completion.tokens,
+                "code": extract_code(completion.text), "query": extract_search(completion.text)}
+
+    def _route(self, state: EpisodeState) -> str:
+        if state["query"] and state["obs"].can_search and state["searches"] < self.max_searches:
+            return "search"
+        return "execute"
+
+    def _search(self, state: EpisodeState) -> dict:
+        hits = state["env"].docs.search(state["query"], k=5)
+        lines = [f"{h.name}: {h.summary}" for h in hits] or ["no results"]
+        text = f"Search results for {state['query']!r}:\n" + "\n".join(lines)
+        return {"messages": [*state["messages"], {"role": "user", "content": text}],
+                "searches": state["searches"] + 1}
+
+    def _execute(self, state: EpisodeState) -> dict:
+        verdict = state["env"].check(state["task"], state["code"], mode=state["obs"].mode)
+        return {"verdict": verdict, "turns": state["turns"] + 1}
+
+    def _after_execute(self, state: EpisodeState) -> str:
+        verdict = state["verdict"]
+        if verdict is None or verdict.passed or state["turns"] >= self.max_turns:
+            return "end"
+        return "feedback"
+
+    def _feedback(self, state: EpisodeState) -> dict:
+        verdict = state["verdict"]
+        note = feedback(verdict.detail, verdict.failure.value)
+        return {"messages": [*state["messages"], {"role": "user", "content": note}]}
+
+    # -- episodes -------------------------------------------------------------------------
+    def run_episode(self, env: ZWCEnv, task: Task, phase: str = "train", mode: str = "closed",
+                    sample: int = 0, temperature: float | None = None) -> Trajectory:
+        started = time.perf_counter()
+        obs = env.observe(task, phase=phase, mode=mode)
+        context = self.learner.context(obs) if self.learner is not None else ""
+        state: EpisodeState = {"env": env, "task": task, "obs": obs, "messages": first_prompt(obs, context),
+                               "code": "", "query": "", "verdict": None, "turns": 0, "searches": 0, "tokens": 0,
+                               "temperature": self.temperature if temperature is None else temperature}
+
+        final = self._graph.invoke(state, config={"recursion_limit": 4 * (self.max_turns + self.max_searches) + 8})
+        messages = final["messages"]
+        verdict = final.get("verdict")
+        trajectory = Trajectory(task_id=task.task_id, sample=sample, phase=phase, mode=mode, messages=messages,
+                                code=final.get("code", ""), verdict=verdict, turns=final.get("turns", 0),
+                                searches=final.get("searches", 0), tokens=final.get("tokens", 0),
+                                seconds=time.perf_counter() - started)
+        if self.learner is not None:
+            self.learner.observe(trajectory)
+        return trajectory
+
+    def run_episodes(self, env: ZWCEnv, items: list[tuple[Task, int]], phase: str, mode: str,
+                     temperature: float | None = None,
+                     on_done: Callable[[Trajectory], None] | None = None) -> list[Trajectory]:
+        """Run (task, sample) episodes concurrently; ``on_done`` sees each as it finishes."""
+        def one(item: tuple[Task, int]) -> Trajectory:
+            task, sample = item
+            trajectory = self.run_episode(env, task, phase, mode, sample, temperature)
+            if on_done is not None:
+                on_done(trajectory)
+            return trajectory
+
+        with ThreadPoolExecutor(self.concurrency) as pool:
+            return list(pool.map(one, items))
+
+    # -- the two phases -------------------------------------------------------------------
+    def evolve(self, env: ZWCEnv, limit: int | None = None) -> EvolveReport:
+        """The learner's training phase (docs open); without a learner, nothing changes."""
+        if self.learner is None:
+            return EvolveReport(learner="none")
+        env.phase = "train"
+        if limit is not None and hasattr(self.learner, "limit"):
+            self.learner.limit = limit
+        return self.learner.evolve(self, env)
+
+    def evaluate(self, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",
+                 out: str | None = None, limit: int | None = None, resume: bool = False) -> EvalReport:
+        from agents.evaluate import evaluate
+
+        return evaluate(self, env, split=split, n=n, mode=mode, out=out, limit=limit, resume=resume)

@@ -1,0 +1,79 @@
+"""Dynamic batching: concurrent callers of ``generate`` share one batched model call.
+
+Each episode runs in its own thread and asks for one completion at a time; this wrapper
+collects the requests that arrive within ``wait_s`` (up to ``max_batch`` prompts with the
+same sampling settings) and sends them to the backend as one batch.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass, field
+
+from agents.models.base import Completion, Messages, Model
+
+
+@dataclass
+class _Request:
+    prompts: list[Messages]
+    key: tuple
+    done: threading.Event = field(default_factory=threading.Event)
+    result: list[list[Completion]] | None = None
+    error: BaseException | None = None
+
+
+class DynamicBatcher:
+    def __init__(self, model: Model, max_batch: int = 32, wait_s: float = 0.02):
+        self.model = model
+        self.name = model.name
+        self.max_batch = max_batch
+        self.wait_s = wait_s
+        self._queue: queue.Queue[_Request] = queue.Queue()
+        self.batches: list[int] = []  # sizes, for reporting
+        threading.Thread(target=self._loop, daemon=True, name="dynamic-batcher").start()
+
+    def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
+                 max_tokens: int = 512, stop: list[str] | None = None) -> list[list[Completion]]:
+        request = _Request(prompts, (n, temperature, max_tokens, tuple(stop or ())))
+        self._queue.put(request)
+        request.done.wait()
+        if request.error is not None:
+            raise request.error
+        assert request.result is not None
+        return request.result
+
+    def _loop(self) -> None:
+        pending: list[_Request] = []
+        while True:
+            first = pending.pop(0) if pending else self._queue.get()
+            group, size = [first], len(first.prompts)
+            while size < self.max_batch:
+                try:
+                    nxt = self._queue.get(timeout=self.wait_s)
+                except queue.Empty:
+                    break
+                if nxt.key == first.key and size + len(nxt.prompts) <= self.max_batch:
+                    group.append(nxt)
+                    size += len(nxt.prompts)
+                else:
+                    pending.append(nxt)
+            self._run(group)
+
+    def _run(self, group: list[_Request]) -> None:
+        n, temperature, max_tokens, stop = group[0].key
+        prompts = [p for r in group for p in r.prompts]
+        self.batches.append(len(prompts))
+        try:
+            results = self.model.generate(prompts, n=n, temperature=temperature, max_tokens=max_tokens,
+                                          stop=list(stop) or None)
+        except BaseException as exc:  # noqa: BLE001 - handed to every waiting caller
+            for r in group:
+                r.error = exc
+                r.done.set()
+            return
+        start = 0
+        for r in group:
+            r.result = results[start:start + len(r.prompts)]
+            start += len(r.prompts)
+            r.done.set()

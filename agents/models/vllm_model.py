@@ -1,0 +1,29 @@
+"""vLLM in process, for GPU users (``pip install 'sebench[gpu]'``). Imported lazily: vLLM is
+GPU-only and absent from CPU machines, where this backend raises a typed error instead.
+Not exercised by CI (no GPU there)."""
+
+from __future__ import annotations
+
+from agents.models.base import Completion, Messages, check_generate_args, cut_at_stop
+from agents.models.errors import ModelUnavailableError
+
+
+class VLLMModel:
+    def __init__(self, model: str, **engine_kwargs):
+        try:
+            from vllm import LLM
+        except ImportError as exc:
+            raise ModelUnavailableError(f"vllm:{model} needs vLLM and a GPU: pip install 'sebench[gpu]' ({exc})") \
+                from None
+        self.name = f"vllm:{model}"
+        self.llm = LLM(model=model, **engine_kwargs)
+
+    def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
+                 max_tokens: int = 512, stop: list[str] | None = None) -> list[list[Completion]]:
+        check_generate_args(prompts, n, temperature, max_tokens)
+        from vllm import SamplingParams
+
+        params = SamplingParams(n=n, temperature=temperature, max_tokens=max_tokens, stop=stop or None)
+        outputs = self.llm.chat(prompts, params, use_tqdm=False)
+        return [[Completion(text=cut_at_stop(o.text, stop), tokens=len(o.token_ids)) for o in out.outputs]
+                for out in outputs]
