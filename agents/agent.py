@@ -151,6 +151,8 @@ class Agent:
     def run_episode(self, env: ZWCEnv, task: Task, phase: str = "train", mode: str = "closed",
                     sample: int = 0, temperature: float | None = None) -> Trajectory:
         started = time.perf_counter()
+        if self.model_spec == "reference" and self._model is None:
+            self.bind_reference(env)
         obs = env.observe(task, phase=phase, mode=mode)
         context = self.learner.context(obs) if self.learner is not None else ""
         state: EpisodeState = {"env": env, "task": task, "obs": obs, "messages": first_prompt(obs, context),
@@ -179,6 +181,9 @@ class Agent:
                 on_done(trajectory)
             return trajectory
 
+        if self.model_spec == "reference" and self._model is None:
+            self.bind_reference(env)
+        self._generator()  # load the model here, once, not in racing episode threads
         with ThreadPoolExecutor(self.concurrency) as pool:
             return list(pool.map(one, items))
 

@@ -145,17 +145,24 @@ def _load_env(zwc: Path):
         raise typer.Exit(2) from None
 
 
-def _report_table(reports) -> Table:
-    table = Table(title="evaluation")
-    for col in ("split", "mode", "model", "tasks", "samples", "pass@1", "pass@k", "failures"):
-        table.add_column(col)
-    for r in reports:
+def _report_tables(reports) -> list[Table]:
+    """Rates per run, then the failure taxonomy with one column per run."""
+    rates = Table(title="evaluation")
+    for col in ("run", "split", "mode", "model", "tasks", "samples", "pass@1", "best pass@k"):
+        rates.add_column(col, justify="right" if col in ("tasks", "samples", "pass@1", "best pass@k") else "left")
+    for i, r in enumerate(reports, 1):
         top = max(r.pass_at) if r.pass_at else 0
-        fails = ", ".join(f"{k} {v}" for k, v in r.failures.items() if v and k != "passed")
-        table.add_row(r.split, r.mode, r.model, str(r.n_tasks), str(r.n_samples),
-                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%"
-                      if top else "-", fails or "-")
-    return table
+        rates.add_row(str(i), r.split, r.mode, r.model, str(r.n_tasks), str(r.n_samples),
+                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%" if top else "-")
+    taxonomy = Table(title="outcomes per run (failure taxonomy)")
+    taxonomy.add_column("outcome")
+    for i in range(len(reports)):
+        taxonomy.add_column(f"run {i + 1}", justify="right")
+    for outcome in reports[0].failures:
+        counts = [r.failures.get(outcome, 0) for r in reports]
+        if any(counts):
+            taxonomy.add_row(outcome, *map(str, counts))
+    return [rates, taxonomy]
 
 
 @app.command("eval")
@@ -184,7 +191,8 @@ def eval_command(
         raise typer.Exit(2) from None
     finally:
         env.close()
-    Console().print(_report_table([report]))
+    for table in _report_tables([report]):
+        Console().print(table)
     Console().print(f"results: {report.results_path}\nsummary: {report.summary_path}")
 
 
@@ -207,7 +215,8 @@ def validate_command(
                           out_dir=out or zwc / "validate")
     finally:
         env.close()
-    Console().print(_report_table(result.reports))
+    for table in _report_tables(result.reports):
+        Console().print(table)
     Console().print(result.verdict_text())
     raise typer.Exit(0 if result.ok else 1)
 

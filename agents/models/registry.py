@@ -6,6 +6,7 @@ model directory, ``vllm:<model>``, ``openai:<base_url>#<model>``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ class ModelRegistry:
     def __init__(self) -> None:
         self._named: dict[str, Factory] = {}
         self._cache: dict[str, Model] = {}
+        self._lock = threading.Lock()  # two threads asking at once get one model
 
     def register(self, name: str, factory: Factory) -> None:
         self._named[name] = factory
@@ -29,8 +31,9 @@ class ModelRegistry:
         if name in self._named:
             if name == "reference" or not cache:
                 return self._named[name](**kwargs)
-            if name not in self._cache:
-                self._cache[name] = self._named[name](**kwargs)
+            with self._lock:
+                if name not in self._cache:
+                    self._cache[name] = self._named[name](**kwargs)
             return self._cache[name]
         if name.startswith("vllm:"):
             from agents.models.vllm_model import VLLMModel

@@ -103,7 +103,9 @@ class TransformersModel:
     def _generate_batch(self, texts: list[str], n: int, temperature: float, max_tokens: int,
                         stop: list[str] | None) -> list[list[Completion]]:
         encoded = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        kwargs = dict(max_new_tokens=max_tokens, num_return_sequences=n, pad_token_id=self.tokenizer.pad_token_id)
+        greedy_copies = n if temperature == 0 else 1  # greedy samples are all the same: compute one
+        kwargs = dict(max_new_tokens=max_tokens, num_return_sequences=n // greedy_copies,
+                      pad_token_id=self.tokenizer.pad_token_id)
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0)
         else:
@@ -118,7 +120,7 @@ class TransformersModel:
             ends = [i for i, t in enumerate(ids) if t in (self.tokenizer.eos_token_id, self.tokenizer.pad_token_id)]
             ids = ids[: ends[0]] if ends else ids
             text = self.tokenizer.decode(ids, skip_special_tokens=True)
-            completions.append(Completion(text=cut_at_stop(text, stop), tokens=len(ids)))
+            completions += [Completion(text=cut_at_stop(text, stop), tokens=len(ids))] * greedy_copies
         return [completions[i * n:(i + 1) * n] for i in range(len(texts))]
 
 
