@@ -152,8 +152,9 @@ def _report_tables(reports) -> list[Table]:
         rates.add_column(col, justify="right" if col in ("tasks", "samples", "pass@1", "best pass@k") else "left")
     for i, r in enumerate(reports, 1):
         top = max(r.pass_at) if r.pass_at else 0
+        best = f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%" if top else "-"
         rates.add_row(str(i), r.split, r.mode, r.model, str(r.n_tasks), str(r.n_samples),
-                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%" if top else "-")
+                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", best)
     taxonomy = Table(title="outcomes per run (failure taxonomy)")
     taxonomy.add_column("outcome")
     for i in range(len(reports)):
