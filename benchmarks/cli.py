@@ -134,6 +134,46 @@ def tasks_build(
     out.print(f"report: {zwc / 'build_report.json'}")
 
 
+@tasks_app.command("propose")
+def tasks_propose(
+    zwc: Path = typer.Option(..., "--zwc", help="A directory written by `sebench zwc build`."),
+    model: str = typer.Option("smollm2-135m", "--model", help="The proposer model."),
+    solvers: str = typer.Option("smollm2-135m", "--solvers", help="Comma-separated solver models (consensus)."),
+    attempts: int = typer.Option(20, "--attempts", help="Tasks to propose."),
+    seed: int = typer.Option(0, "--seed"),
+    max_tokens: int = typer.Option(512, "--max-tokens"),
+    out: Path = typer.Option(..., "--out", help="Kept tasks (JSON lines); a review sample and report beside it."),
+) -> None:
+    """SE-Bench's LLM pipeline: propose, execute, consensus-filter and verify tasks."""
+    import json
+
+    from agents.models import load_model
+    from envs.zwc import write_tasks
+    from envs.zwc.tasks.llm import generate_llm_tasks
+
+    if attempts < 1:
+        raise typer.BadParameter("--attempts must be at least 1")
+    env = _load_env(zwc)
+    try:
+        with console.status("proposing and filtering tasks…"):
+            kept, report = generate_llm_tasks(env, load_model(model), [load_model(s) for s in solvers.split(",")],
+                                              attempts, seed=seed, max_tokens=max_tokens)
+    finally:
+        env.close()
+    write_tasks(kept, out)
+    write_tasks([t for t in kept if t.task_id in report.review], out.with_suffix(".review.jsonl"))
+    out.with_suffix(".report.json").write_text(json.dumps(
+        {"attempts": report.attempts, "kept": report.kept, "acceptance_rate": report.acceptance_rate,
+         "dropped": report.dropped, "review": report.review, "proposer": model, "solvers": solvers}, indent=1))
+    table = Table(title=f"LLM task generation: {report.kept}/{report.attempts} kept "
+                        f"({100 * report.acceptance_rate:.1f}%)")
+    table.add_column("dropped because")
+    table.add_column("count", justify="right")
+    for reason, count in sorted(report.dropped.items(), key=lambda kv: -kv[1]):
+        table.add_row(reason, str(count))
+    Console().print(table)
+
+
 def _load_env(zwc: Path):
     from envs.zwc import ZWCEnv
     from envs.zwc.errors import ZWCEnvError

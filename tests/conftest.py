@@ -63,3 +63,11 @@ def env7(seed7_dir):
     env = ZWCEnv.load(seed7_dir, workers=2)
     yield env
     env.close()
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    """The embedded model, loaded once per test process (tests using it share one xdist group)."""
+    from agents.models import load_model
+
+    return load_model("smollm2-135m")

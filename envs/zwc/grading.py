@@ -94,7 +94,8 @@ def _matches(task: Task, got: Any, printed: str, want: str) -> bool:
         expected = parse_printed(want)
     except (ValueError, RecursionError):
         return isinstance(got, str) and got.strip() == want.strip()
-    return values_equal(got, expected)
+    tolerance = {k: v for k, v in (("rel_tol", task.rel_tol), ("abs_tol", task.abs_tol)) if v is not None}
+    return values_equal(got, expected, **tolerance)
 
 
 def _failure(answer: dict, load: dict | None, by_index: dict, outcomes: list[TestOutcome],

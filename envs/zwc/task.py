@@ -53,6 +53,8 @@ class Task(BaseModel):
     example_output: list[str] | None = None
     right_exe_result: str | None = None
     reference: str | None = None
+    rel_tol: float | None = None  # grading tolerance when the default one would hide the answer
+    abs_tol: float | None = None
 
     @field_validator("function_name")
     @classmethod

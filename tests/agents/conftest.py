@@ -1,4 +1,4 @@
-"""Agent fixtures: the embedded model loaded once, a small built task set."""
+"""Agent fixtures: a small built task set."""
 
 import pytest
 
@@ -6,13 +6,6 @@ from envs.zwc import ZWCEnv
 from envs.zwc.env import build_directory
 from envs.zwc.names import Mapping
 from envs.zwc.tasks import build_tasks
-
-
-@pytest.fixture(scope="session")
-def smollm2():
-    from agents.models import load_model
-
-    return load_model("smollm2-135m")
 
 
 @pytest.fixture(scope="session")

@@ -46,3 +46,24 @@ def test_zwc_check_grades_a_file(tmp_path, api_doc, sample_tasks_path):
     code.write_text("import numpy\ndef solve(x1, x2):\n    return 1\n")
     result = runner.invoke(app, args)
     assert result.exit_code == 1 and "numpy_used" in result.output
+
+
+def test_tasks_build_from_the_shell(tmp_path):
+    runner.invoke(app, ["zwc", "build", "--seed", "4", "--out", str(tmp_path / "z")])
+    result = runner.invoke(app, ["tasks", "build", "--zwc", str(tmp_path / "z"), "--per-function", "1",
+                                 "--multi", "5"])
+    assert result.exit_code == 0, result.output
+    for split in ("train", "single_test", "multiple_test"):
+        assert (tmp_path / "z" / f"{split}.jsonl").read_text().count("\n") >= 5
+    assert json.loads((tmp_path / "z" / "build_report.json").read_text())["splits"]["train"]["kept"] == 278
+
+
+def test_official_files_grade_the_official_way_from_the_shell(tmp_path, api_doc, sample_tasks_path):
+    runner.invoke(app, ["zwc", "build", "--official", str(api_doc), "--out", str(tmp_path / "v1")])
+    (tmp_path / "v1" / "single_test.jsonl").write_bytes(sample_tasks_path.read_bytes())
+    out = tmp_path / "ref.jsonl"
+    result = runner.invoke(app, ["eval", "--zwc", str(tmp_path / "v1"), "--split", "single_test",
+                                 "--model", "reference", "--n", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(out.with_suffix(".summary.json").read_text())
+    assert summary["pass_at"]["1"] == 1.0 and summary["n_tasks"] == 3

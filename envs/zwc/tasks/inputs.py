@@ -69,8 +69,8 @@ def numpy_callable(entry: Entry):
 def call_spec(entry: Entry) -> CallSpec:
     sample = eval(entry.call_sample, {"arr": ArrayArg, "abs": abs})  # noqa: S307 - catalogue literal
     try:
-        names = [p for p in inspect.signature(numpy_callable(entry)).parameters
-                 if p not in ("args", "kwargs", "arys", "arrays")]
+        names = [p.name for p in inspect.signature(numpy_callable(entry)).parameters.values()
+                 if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     except (TypeError, ValueError):
         names = []
     params = []
@@ -112,6 +112,8 @@ def _redraw(value: Any, entry: Entry, position: int, rng: random.Random) -> Any:
 
 
 def _redraw_element(value: Any, entry: Entry, position: int, rng: random.Random) -> Any:
+    if isinstance(value, ArrayArg):  # an array inside a list argument (np.block's blocks)
+        return ArrayArg(_redraw_element(value.value, entry, position, rng))
     if isinstance(value, list):
         return [_redraw_element(v, entry, position, rng) for v in value]
     if isinstance(value, bool):
@@ -166,8 +168,22 @@ def generate_inputs(entry: Entry, rng: random.Random, count: int) -> list[tuple]
     return cases
 
 
+def as_numpy(value: Any) -> Any:
+    """``value`` with every nested ArrayArg made a NumPy array, as the reference receives it."""
+    if isinstance(value, ArrayArg):
+        return np.array(value.value)
+    if isinstance(value, list):
+        return [as_numpy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(as_numpy(v) for v in value)
+    return value
+
+
 def literal(value: Any) -> str:
-    """Python source for a test input value (``float('nan')`` for non-finite floats)."""
+    """Python source for a test input value (``float('nan')`` for non-finite floats,
+    ``np.array(...)`` for arrays, which the official input format allows)."""
+    if isinstance(value, ArrayArg):
+        return f"np.array({literal(value.value)})"
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return f"float({str(value)!r})"
     if isinstance(value, list):

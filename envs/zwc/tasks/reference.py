@@ -79,10 +79,12 @@ def compile_reference(source: str):
 
 def run_reference(solve, args: tuple) -> tuple[bool, Any]:
     """(ok, plain result) of the reference on ``args`` (copied: references may mutate)."""
+    from envs.zwc.tasks.inputs import as_numpy
+
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return True, plain(solve(*copy.deepcopy(args)))
+            return True, plain(solve(*as_numpy(copy.deepcopy(args))))
     except Exception:  # noqa: BLE001 - an input the function rejects is simply not a test case
         return False, None
 

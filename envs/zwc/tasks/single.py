@@ -12,7 +12,7 @@ import numpy as np
 from envs.zwc.catalogue import CATALOGUE, Entry
 from envs.zwc.equality import values_equal
 from envs.zwc.task import Task, TestCase
-from envs.zwc.tasks.inputs import call_spec, generate_inputs, literal, numpy_callable
+from envs.zwc.tasks.inputs import as_numpy, call_spec, generate_inputs, literal, numpy_callable
 from envs.zwc.tasks.phrasing import single_problem
 from envs.zwc.tasks.reference import (
     CUSTOM,
@@ -28,7 +28,9 @@ MIN_TESTS = 8
 MAX_TESTS = 10
 DRAWS = 24  # candidate inputs drawn per task; the reference must accept at least MIN_TESTS
 # functions that return their input's values by definition: the identity answer cannot fail
-IDENTITY_BY_DEFINITION = {"numpy.copy", "numpy.positive", "numpy.block", "numpy.nextafter"}
+IDENTITY_BY_DEFINITION = {"numpy.copy", "numpy.positive"}
+# results one ulp from the input: graded exactly, or the identity would pass within tolerance
+EXACT = {"numpy.nextafter", "numpy.spacing"}
 
 
 @dataclass
@@ -45,14 +47,14 @@ def selected_name(entry: Entry) -> str:
     return entry.numpy[len("numpy."):]
 
 
-def same_value(a, b) -> bool:
-    return values_equal(a, b, rel_tol=1e-9, abs_tol=1e-12)
+def same_value(a, b, exact: bool = False) -> bool:
+    return values_equal(a, b, rel_tol=0.0 if exact else 1e-9, abs_tol=0.0 if exact else 1e-12)
 
 
 def _as_called(entry: Entry) -> tuple:
     """The catalogue sample with array arguments made arrays, as the reference calls it."""
     spec = call_spec(entry)
-    return tuple(np.array(a) if i in spec.array_params else a for i, a in enumerate(spec.sample))
+    return tuple(np.array(a) if i in spec.array_params else as_numpy(a) for i, a in enumerate(spec.sample))
 
 
 def _alternatives(entry: Entry) -> list[Entry]:
@@ -77,8 +79,9 @@ def discriminates(entry: Entry, cases: list[tuple], outputs: list) -> str:
     """'' if the tests tell the function apart from trivial answers, else the reason."""
     if all(same_value(o, outputs[0]) for o in outputs[1:]):
         return "a constant answer passes"
+    exact = entry.numpy in EXACT
     if entry.numpy not in IDENTITY_BY_DEFINITION and all(
-            same_value(plain_first(args), out) for args, out in zip(cases, outputs, strict=True)):
+            same_value(plain_first(args), out, exact) for args, out in zip(cases, outputs, strict=True)):
         return "the identity passes"
     for other in _alternatives(entry)[:2]:
         fn = numpy_callable(other)
@@ -125,4 +128,6 @@ def make_single(entry: Entry, rng: random.Random, task_id: str, split: str) -> D
     task = Task(task_id=task_id, split=split, kind=entry.kind, selected_functions=[selected_name(entry)],
                 query=query, function_name=f"def solve({', '.join(params)}):", test_cases=test_cases,
                 example=test_cases[0], example_output=[source])
+    if entry.numpy in EXACT:
+        task.rel_tol = task.abs_tol = 0.0
     return Draft(task, entry)
