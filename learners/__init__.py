@@ -1,1 +1,5 @@
-"""Learners behind the Learner protocol (see ARCHITECTURE.md); arrive with their issues."""
+"""Learners behind the Learner protocol (see ARCHITECTURE.md)."""
+
+from learners.base import REGISTRY, NoLearner, make
+
+__all__ = ["REGISTRY", "NoLearner", "make"]
