@@ -78,3 +78,19 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(task_env, tmp_path):
     a = json.loads(full.with_suffix(".summary.json").read_text())
     b = json.loads(killed.with_suffix(".summary.json").read_text())
     assert a["pass_at"] == b["pass_at"] and a["failures"] == b["failures"]
+
+
+def test_search_blocks_query_the_docs_only_where_allowed(official_env, sample_tasks_path):
+    from envs.zwc import read_tasks
+
+    task = read_tasks(sample_tasks_path)[0]
+    agent = Agent(model="reference")
+    official_env.phase = "train"
+    obs = official_env.observe(task, phase="train", mode="search")
+    state = {"env": official_env, "obs": obs, "query": "bit-wise AND of two arrays", "searches": 0, "messages": []}
+    assert agent._route(state) == "search"
+    update = agent._search(state)
+    assert "zwc.lenelo" in update["messages"][-1]["content"] and update["searches"] == 1
+    assert agent._route({**state, "searches": agent.max_searches}) == "execute"
+    closed = official_env.observe(task, phase="test", mode="closed")
+    assert agent._route({**state, "obs": closed}) == "execute"
