@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
 	$(BIN)/python -m benchmarks.perf.task_build
 	$(BIN)/python -m benchmarks.perf.generation_batching
+	$(BIN)/python -m benchmarks.perf.memory_search
 
 clean:
 	rm -rf $(VENV) runs .bench
