@@ -41,7 +41,13 @@ class NoLearner:
             raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
 
 
-REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner}
+def _expel(**config: Any) -> Learner:
+    from learners.expel import ExpelLearner
+
+    return ExpelLearner(**config)
+
+
+REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel}
 
 
 def make(name: str, **config: Any) -> Learner:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,11 +29,16 @@ class InMemoryStore:
         self._metas: list[Metadata] = []
         self._vectors = np.zeros((0, 0), dtype=np.float32)
         self._index: dict[str, int] = {}
+        self._lock = threading.RLock()
         if self.path is not None and self.path.with_suffix(".json").is_file():
             self._load()
 
     # -- writing ----------------------------------------------------------------------------
     def add(self, texts, metadatas=None, ids=None, embeddings=None) -> list[str]:
+        with self._lock:
+            return self._add(texts, metadatas, ids, embeddings)
+
+    def _add(self, texts, metadatas, ids, embeddings) -> list[str]:
         texts, metas, ids = normalise_add(texts, metadatas, ids)
         if not texts:
             return []
@@ -105,6 +111,10 @@ class InMemoryStore:
 
     # -- keeping ----------------------------------------------------------------------------
     def persist(self) -> None:
+        with self._lock:
+            self._persist()
+
+    def _persist(self) -> None:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
