@@ -262,6 +262,48 @@ def validate_command(
     raise typer.Exit(0 if result.ok else 1)
 
 
+@app.command("evolve")
+def evolve_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    learner: str = typer.Option(..., "--learner", help="none | expel"),
+    model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
+    out: Path = typer.Option(..., "--out", help="Run directory: learner/ and report.json are written here."),
+    limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),
+    gather_model: str | None = typer.Option(None, "--gather-model",
+                                            help="Model that gathers trajectories (e.g. reference)."),
+    max_tokens: int = typer.Option(256, "--max-tokens"),
+) -> None:
+    """The learner's training phase; its state lands in OUT/learner, its report in OUT/report.json."""
+    import json
+    from dataclasses import asdict
+
+    from agents import Agent
+    from learners import make
+
+    config = {k: v for k, v in (("limit", limit), ("gather_model", gather_model)) if v is not None}
+    if learner != "none":
+        config["state_dir"] = str(out / "learner")
+    try:
+        learner_obj = make(learner, **config)
+    except (KeyError, TypeError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    env = _load_env(zwc)
+    try:
+        report = Agent(model=model, learner=learner_obj, max_tokens=max_tokens).evolve(env)
+    finally:
+        env.close()
+    learner_obj.save(out / "learner")
+    (out / "report.json").write_text(json.dumps(asdict(report), indent=1) + "\n")
+    table = Table(title=f"evolve: {learner} with {model}")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_row("episodes", str(report.episodes))
+    table.add_row("seconds", f"{report.seconds:.1f}")
+    for key, value in report.details.items():
+        table.add_row(key, str(value))
+    Console().print(table)
+
+
 @app.command("serve")
 def serve_command(
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),

@@ -67,3 +67,14 @@ def test_official_files_grade_the_official_way_from_the_shell(tmp_path, api_doc,
     assert result.exit_code == 0, result.output
     summary = json.loads(out.with_suffix(".summary.json").read_text())
     assert summary["pass_at"]["1"] == 1.0 and summary["n_tasks"] == 3
+
+
+def test_evolve_from_the_shell_writes_learner_state_and_report(tmp_path, task_env):
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["evolve", "--zwc", str(task_env.root), "--learner", "none", "--model", "reference",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "report.json").read_text())["learner"] == "none"
+    assert (out / "learner" / "learner.json").is_file()
+    result = runner.invoke(app, ["evolve", "--zwc", str(task_env.root), "--learner", "nope", "--out", str(out)])
+    assert result.exit_code != 0 and "unknown learner" in result.output
