@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import tempfile
@@ -27,7 +28,12 @@ DIM = 384
 
 
 def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Current resident memory (Linux), else the peak."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _disk_mb(path: Path) -> float:
@@ -85,8 +91,8 @@ def main() -> None:
                       f"{r['insert_s']:.1f}", f"{r['rss_growth_mb']:.0f}", f"{r['disk_mb']:.1f}")
     console = Console()
     console.print(table)
-    console.print(f"embedder: {rows[0]['note']}; RSS growth is the peak's growth (ru_maxrss), so it shows "
-                  "only what a cell adds beyond earlier peaks")
+    console.print(f"embedder: {rows[0]['note']}; RSS growth: resident memory after the cell's inserts and "
+                  "queries minus before (the store is still open)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1))
 
