@@ -265,7 +265,7 @@ def validate_command(
 @app.command("evolve")
 def evolve_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    learner: str = typer.Option(..., "--learner", help="none | expel"),
+    learner: str = typer.Option(..., "--learner", help="none | expel | ace"),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
     out: Path = typer.Option(..., "--out", help="Run directory: learner/ and report.json are written here."),
     limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),

@@ -1,6 +1,7 @@
 """Learners behind the Learner protocol (see ARCHITECTURE.md)."""
 
+from learners.ace import AceConfig, AceLearner
 from learners.base import REGISTRY, NoLearner, make
 from learners.expel import ExpelConfig, ExpelLearner
 
-__all__ = ["REGISTRY", "ExpelConfig", "ExpelLearner", "NoLearner", "make"]
+__all__ = ["REGISTRY", "AceConfig", "AceLearner", "ExpelConfig", "ExpelLearner", "NoLearner", "make"]

@@ -47,7 +47,13 @@ def _expel(**config: Any) -> Learner:
     return ExpelLearner(**config)
 
 
-REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel}
+def _ace(**config: Any) -> Learner:
+    from learners.ace import AceLearner
+
+    return AceLearner(**config)
+
+
+REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel, "ace": _ace}
 
 
 def make(name: str, **config: Any) -> Learner:

@@ -1,0 +1,224 @@
+"""AceLearner (Zhang et al., 2025, Agentic Context Engineering): an evolving playbook.
+
+The generator (the agent) sees the playbook and cites the bullet ids it uses. After each
+episode a Reflector call diagnoses the trajectory from its execution feedback and tags the
+bullets helpful, harmful or neutral (counters move by code); a Curator call proposes delta
+operations that ``learners.playbook`` merges — never a rewrite. Grow-and-refine then merges
+near-duplicates (embedding cosine >= 0.9, counters summed) and enforces the token budget.
+On failure, reflect-then-retry rounds (default 3) stop once correct.
+
+Offline mode (``evolve``): epochs over the train slice, the best playbook on a held-out
+validation slice (closed-book pass rate) kept. Online mode (``online=True``): each *test*
+episode seen by ``observe`` also updates the playbook — it sees test feedback, so report it
+apart from offline numbers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agents.learner import EvolveReport
+from envs.zwc import Observation
+from learners.playbook import Playbook, cited, parse_deltas, parse_tags
+
+
+@dataclass
+class AceConfig:
+    """ACE's settings; CPU-sized defaults, the paper's noted."""
+
+    limit: int | None = None       # train tasks used (None: all)
+    epochs: int = 1                # offline passes over the train slice (paper: up to 5)
+    max_retries: int = 3           # reflect-then-retry rounds after a failure (paper: 3)
+    validation: int = 4            # held-out train tasks that pick the best epoch's playbook
+    budget_tokens: int = 800       # the playbook's size cap, enforced
+    dedup_threshold: float = 0.9   # cosine above which bullets merge
+    online: bool = False           # also learn from test episodes (reported separately)
+    gather_model: str | None = None  # generator during evolve, e.g. "reference"
+    max_tokens: int = 192          # per reflector / curator answer
+    state_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.epochs < 1 or self.max_retries < 0 or self.validation < 0 or self.budget_tokens < 50:
+            raise ValueError(f"invalid AceConfig {self}: epochs >= 1, retries/validation >= 0, budget >= 50")
+
+
+REFLECT = """You are the Reflector. Diagnose this attempt at a coding task that uses the Python library zwc.
+Task: {question}
+Answer:
+{answer}
+Execution feedback: {outcome}
+Playbook bullets that were shown:
+{bullets}
+First explain in two sentences what worked or went wrong. Then tag each bullet id on its own line as
+<id>: helpful, <id>: harmful or <id>: neutral."""
+CURATE = """You are the Curator of a playbook for using the Python library zwc.
+Playbook:
+{playbook}
+Reflection on the latest attempt:
+{reflection}
+Propose at most 3 changes, one per line, each one of:
+ADD [strategies]: <a new, general, reusable insight>
+UPDATE <id>: <better wording>
+REMOVE <id>
+For example:
+ADD [strategies]: Call the library function once on the whole list instead of looping."""
+
+
+class AceLearner:
+    name = "ace"
+
+    def __init__(self, config: AceConfig | None = None, **overrides):
+        self.config = config or AceConfig(**overrides)
+        self.playbook_state = Playbook(budget_tokens=self.config.budget_tokens)
+        self.retry_notes: dict[str, str] = {}
+        self.malformed = 0
+        self.updates = 0
+        self.online_updates = 0
+        self._model = None
+        self._embedder = None
+        self._lock = threading.RLock()
+
+    @property
+    def playbook(self) -> Playbook:
+        return self.playbook_state
+
+    # -- the protocol ---------------------------------------------------------------------------
+    def context(self, obs: Observation) -> str:
+        parts = []
+        if self.playbook_state.bullets:
+            parts.append("Playbook (cite the ids of the bullets you use, like [str-00001]):\n"
+                         + self.playbook_state.render())
+        note = self.retry_notes.get(obs.task_id)
+        if note and obs.phase == "train":
+            parts.append("Reflection on your previous attempt:\n" + note)
+        return "\n\n".join(parts)
+
+    def observe(self, trajectory) -> None:
+        if self.config.online and trajectory.phase == "test" and self._model is not None:
+            self.update(trajectory)
+            self.online_updates += 1
+
+    def bind(self, model) -> None:
+        """The model that plays Reflector and Curator (the agent's, by default)."""
+        self._model = model
+
+    # -- one update: reflect, tag, curate, refine ---------------------------------------------------
+    def update(self, trajectory) -> str:
+        with self._lock:
+            answer = trajectory.messages[-1]["content"] if trajectory.messages else trajectory.code
+            outcome = "passed all tests" if trajectory.passed else (
+                f"{trajectory.failure.value}: {trajectory.verdict.detail[:300] if trajectory.verdict else ''}")
+            shown = [b.render() for b in self.playbook_state.bullets]
+            reflection = self._ask(REFLECT.format(question=trajectory.messages[1]["content"][-1500:]
+                                                  if len(trajectory.messages) > 1 else "", answer=answer[:1500],
+                                                  outcome=outcome, bullets="\n".join(shown) or "(none)"))
+            tags = parse_tags(reflection)
+            used = set(cited(answer))
+            for bullet_id in used - set(tags):  # cited but untagged: the outcome decides
+                tags[bullet_id] = "helpful" if trajectory.passed else "harmful"
+            self.playbook_state.tag(tags)
+            deltas = parse_deltas(self._ask(CURATE.format(playbook=self.playbook_state.render() or "(empty)",
+                                                          reflection=reflection[:1200])))
+            if not deltas:
+                self.malformed += 1
+            self.playbook_state.apply(deltas)
+            self._refine()
+            self.updates += 1
+            return reflection
+
+    def _ask(self, prompt: str) -> str:
+        [[answer]] = self._model.generate([[{"role": "user", "content": prompt}]], n=1, temperature=0.0,
+                                          max_tokens=self.config.max_tokens)
+        return answer.text
+
+    def _refine(self) -> None:
+        bullets = self.playbook_state.bullets
+        if len(bullets) > 1:
+            if self._embedder is None:
+                from memory import Embedder
+
+                self._embedder = Embedder()
+            vectors = self._embedder.embed([b.content for b in bullets])
+            self.playbook_state.deduplicate(vectors, self.config.dedup_threshold)
+        self.playbook_state.enforce_budget()
+
+    # -- offline training -------------------------------------------------------------------------
+    def evolve(self, agent, env) -> EvolveReport:
+        from agents import Agent
+
+        started = time.perf_counter()
+        self.bind(agent.model)
+        tasks = env.tasks("train")
+        tasks = tasks[: self.config.limit] if self.config.limit is not None else tasks
+        held = min(self.config.validation, max(0, len(tasks) - 1))
+        train, validation = tasks[: len(tasks) - held], tasks[len(tasks) - held:]
+        generator = Agent(model=self.config.gather_model or agent.model, learner=self,
+                          max_tokens=agent.max_tokens, concurrency=agent.concurrency)
+        best, best_score, scores, episodes = copy.deepcopy(self.playbook_state), -1.0, [], 0
+        for _epoch in range(self.config.epochs):
+            pending = list(train)
+            for _round in range(self.config.max_retries + 1):
+                if not pending:
+                    break
+                trajectories = generator.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open")
+                episodes += len(trajectories)
+                failed = []
+                for task, trajectory in zip(pending, trajectories, strict=True):
+                    reflection = self.update(trajectory)
+                    if trajectory.passed:
+                        self.retry_notes.pop(task.task_id, None)
+                    else:
+                        self.retry_notes[task.task_id] = reflection[:600]
+                        failed.append(task)
+                    self._save_if_configured()
+                pending = failed
+            score = self._validate(agent, env, validation)
+            scores.append(score)
+            if score > best_score:
+                best, best_score = copy.deepcopy(self.playbook_state), score
+        self.playbook_state = best
+        self.retry_notes.clear()
+        self._save_if_configured()
+        return EvolveReport(learner=self.name, episodes=episodes, seconds=time.perf_counter() - started,
+                            details={"tasks": len(train), "validation_tasks": len(validation),
+                                     "validation_scores": scores, "bullets": len(best.bullets),
+                                     "updates": self.updates, "malformed_curations": self.malformed,
+                                     "dropped_operations": best.dropped_ops,
+                                     "generated_with": self.config.gather_model or agent.name})
+
+    def _validate(self, agent, env, tasks) -> float:
+        if not tasks:
+            return 0.0
+        online, self.config.online = self.config.online, False  # validation must not train
+        try:
+            trajectories = agent.run_episodes(env, [(t, 0) for t in tasks], phase="test", mode="closed")
+        finally:
+            self.config.online = online
+        return sum(t.passed for t in trajectories) / len(tasks)
+
+    # -- state ------------------------------------------------------------------------------------
+    def _save_if_configured(self) -> None:
+        if self.config.state_dir:
+            self.save(self.config.state_dir)
+
+    def save(self, path) -> None:
+        with self._lock:
+            target = Path(path)
+            target.mkdir(parents=True, exist_ok=True)
+            state = {"learner": self.name, "config": asdict(self.config), "playbook": self.playbook_state.to_dict(),
+                     "updates": self.updates, "malformed": self.malformed}
+            tmp = target / "ace.json.tmp"
+            tmp.write_text(json.dumps(state, indent=1))
+            tmp.replace(target / "ace.json")
+
+    def load(self, path) -> None:
+        state = json.loads((Path(path) / "ace.json").read_text())
+        if state.get("learner") != self.name:
+            raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
+        self.playbook_state = Playbook.from_dict(state["playbook"])
+        self.updates, self.malformed = state.get("updates", 0), state.get("malformed", 0)
