@@ -27,12 +27,18 @@ demo: $(STAMP)
 	$(BIN)/sebench tasks build --zwc runs/zwc-seed0 --seed 0
 	$(BIN)/python -m envs.zwc.doc_examples runs/zwc-seed0 --json runs/zwc-seed0/doc_examples.json
 	$(BIN)/sebench validate --zwc runs/zwc-seed0 --model smollm2-135m --limit 16 --max-tokens 160
+	$(BIN)/sebench compare --zwc runs/zwc-seed0 --learners none,expel --model smollm2-135m --limit 16 \
+		--train-limit 20 --max-tokens 160 --out runs/compare
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
 	$(BIN)/python -m benchmarks.perf.task_build
 	$(BIN)/python -m benchmarks.perf.generation_batching
 	$(BIN)/python -m benchmarks.perf.memory_search
+	test -f .bench/zwc-seed0/single_test.jsonl || ($(BIN)/sebench zwc build --seed 0 --out .bench/zwc-seed0 \
+		&& $(BIN)/sebench tasks build --zwc .bench/zwc-seed0 --seed 0)
+	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
+		--train-limit 20 --out .bench/learners
 
 clean:
 	rm -rf $(VENV) runs .bench

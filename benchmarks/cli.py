@@ -304,6 +304,35 @@ def evolve_command(
     Console().print(table)
 
 
+@app.command("compare")
+def compare_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    learners: str = typer.Option("none,expel,ace", "--learners", help="Comma-separated learner names."),
+    model: str = typer.Option("smollm2-135m", "--model"),
+    out: Path = typer.Option(..., "--out", help="Report directory (report.md, PNG plots, summary.json)."),
+    limit: int = typer.Option(20, "--limit", help="Test tasks evaluated closed-book."),
+    train_limit: int = typer.Option(20, "--train-limit", help="Train tasks each learner uses."),
+    gather_model: str | None = typer.Option("reference", "--gather-model",
+                                            help="Model that gathers training trajectories ('' for the agent's)."),
+    max_tokens: int = typer.Option(192, "--max-tokens"),
+) -> None:
+    """Evolve each learner and compare closed-book results next to the no-learner baseline."""
+    from benchmarks.compare import compare
+
+    names = [n.strip() for n in learners.split(",") if n.strip()]
+    if "none" not in names:
+        names.insert(0, "none")  # the baseline is always in the table
+    env = _load_env(zwc)
+    try:
+        results = compare(env, names, model, out, limit=limit, train_limit=train_limit,
+                          gather_model=gather_model or None, max_tokens=max_tokens)
+    finally:
+        env.close()
+    for table in _report_tables([r.evaluation for r in results]):
+        Console().print(table)
+    Console().print(f"report: {out / 'report.md'}")
+
+
 @app.command("serve")
 def serve_command(
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),

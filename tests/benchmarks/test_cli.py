@@ -78,3 +78,13 @@ def test_evolve_from_the_shell_writes_learner_state_and_report(tmp_path, task_en
     assert (out / "learner" / "learner.json").is_file()
     result = runner.invoke(app, ["evolve", "--zwc", str(task_env.root), "--learner", "nope", "--out", str(out)])
     assert result.exit_code != 0 and "unknown learner" in result.output
+
+
+def test_compare_writes_a_report_with_plots(tmp_path, task_env):
+    out = tmp_path / "report"
+    result = runner.invoke(app, ["compare", "--zwc", str(task_env.root), "--learners", "none", "--model", "reference",
+                                 "--limit", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text()
+    assert "| none | 100.0% | 3 |" in report and "code_version" in report
+    assert (out / "pass_at_1.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000
