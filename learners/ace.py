@@ -153,6 +153,8 @@ class AceLearner:
 
         started = time.perf_counter()
         self.bind(agent.model)
+        if self.config.state_dir and (Path(self.config.state_dir) / "ace.json").is_file():
+            self.load(self.config.state_dir)  # a killed run resumes with the playbook it had saved
         tasks = env.tasks("train")
         tasks = tasks[: self.config.limit] if self.config.limit is not None else tasks
         held = min(self.config.validation, max(0, len(tasks) - 1))
