@@ -48,6 +48,12 @@ class ExpelConfig:
             raise ValueError(f"invalid ExpelConfig {self}: counts must be >= 0 and caps >= 1")
 
 
+OPERATIONS = """ADD: <a new general rule>
+EDIT <number>: <better wording of that rule>
+AGREE <number>: <why>
+REMOVE <number>: <why>
+For example:
+ADD: Pass Python lists straight to zwc functions; they accept them."""
 COMPARE = """You are learning to use the Python library zwc from experience.
 Current rules:
 {rules}
@@ -60,12 +66,7 @@ Successful attempt:
 {passed}
 
 Update the rules with at most 4 lines, each one of:
-ADD: <a new general rule>
-EDIT <number>: <better wording of that rule>
-AGREE <number>: <why>
-REMOVE <number>: <why>
-For example:
-ADD: Pass Python lists straight to zwc functions; they accept them."""
+{operations}"""
 CRITIQUE = """You are learning to use the Python library zwc from experience.
 Current rules:
 {rules}
@@ -74,12 +75,7 @@ Successful solutions:
 {successes}
 
 What general rules do these show? Answer with at most 4 lines, each one of:
-ADD: <a new general rule>
-EDIT <number>: <better wording of that rule>
-AGREE <number>: <why>
-REMOVE <number>: <why>
-For example:
-ADD: Pass Python lists straight to zwc functions; they accept them."""
+{operations}"""
 REFLECT = ("Your solution to this task failed.\nTask: {question}\nYour code:\n{code}\nResult: {failure}: {detail}\n"
            "In two sentences, say what went wrong and what to do differently next time.")
 
@@ -219,13 +215,14 @@ class ExpelLearner:
             if record.success and record.failures:
                 failure = record.failures[-1]
                 self._ask(agent, COMPARE.format(rules=self.book.numbered(), question=record.question,
+                                                operations=OPERATIONS,
                                                 failure=failure["failure"], failed=failure["code"] or "(no code)",
                                                 passed=record.success))
         successes = [r for r in self.records.values() if r.success]
         for start in range(0, len(successes), self.config.success_chunk):
             chunk = successes[start:start + self.config.success_chunk]
             text = "\n\n".join(f"Task: {r.question}\n{r.success}" for r in chunk)
-            self._ask(agent, CRITIQUE.format(rules=self.book.numbered(), successes=text))
+            self._ask(agent, CRITIQUE.format(rules=self.book.numbered(), successes=text, operations=OPERATIONS))
 
     def _ask(self, agent, prompt: str) -> None:
         [[answer]] = agent.model.generate([[{"role": "user", "content": prompt}]], n=1, temperature=0.0,

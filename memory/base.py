@@ -71,6 +71,14 @@ def normalise_add(texts: Sequence[str], metadatas: Sequence[Metadata | None] | N
     return texts, metas, ids
 
 
+def vectors_for(texts: list[str], embeddings: np.ndarray | None, embedder: Any) -> np.ndarray:
+    """Unit vectors for ``texts``: the given embeddings, or the embedder's (shared by the backends)."""
+    vectors = unit(embeddings) if embeddings is not None else embedder.embed(texts)
+    if len(vectors) != len(texts):
+        raise MemoryStoreError(f"{len(vectors)} embeddings for {len(texts)} texts")
+    return vectors
+
+
 def matches(metadata: Metadata, where: Metadata | None) -> bool:
     return not where or all(metadata.get(k) == v for k, v in where.items())
 

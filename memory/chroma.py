@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.base import Hit, MemoryStoreError, Metadata, normalise_add, unit
+from memory.base import Hit, MemoryStoreError, Metadata, normalise_add, unit, vectors_for
 from memory.embed import Embedder
 
 _MAX_BATCH = 4000  # below chromadb's max batch size
@@ -35,9 +35,7 @@ class ChromaStore:
         texts, metas, ids = normalise_add(texts, metadatas, ids)
         if not texts:
             return []
-        vectors = unit(embeddings) if embeddings is not None else self.embedder.embed(texts)
-        if len(vectors) != len(texts):
-            raise MemoryStoreError(f"{len(vectors)} embeddings for {len(texts)} texts")
+        vectors = vectors_for(texts, embeddings, self.embedder)
         for start in range(0, len(texts), _MAX_BATCH):
             end = start + _MAX_BATCH
             self._collection.upsert(ids=ids[start:end], documents=texts[start:end],

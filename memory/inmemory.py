@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.base import Hit, MemoryStoreError, Metadata, matches, normalise_add, unit
+from memory.base import Hit, MemoryStoreError, Metadata, matches, normalise_add, unit, vectors_for
 from memory.embed import Embedder
 
 
@@ -42,9 +42,7 @@ class InMemoryStore:
         texts, metas, ids = normalise_add(texts, metadatas, ids)
         if not texts:
             return []
-        vectors = unit(embeddings) if embeddings is not None else self.embedder.embed(texts)
-        if len(vectors) != len(texts):
-            raise MemoryStoreError(f"{len(vectors)} embeddings for {len(texts)} texts")
+        vectors = vectors_for(texts, embeddings, self.embedder)
         if self._vectors.size == 0:
             self._vectors = np.zeros((0, vectors.shape[1]), dtype=np.float32)
         elif vectors.shape[1] != self._vectors.shape[1]:
