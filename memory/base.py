@@ -88,6 +88,3 @@ def unit(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.where(norms == 0, 1, norms)
 
-
-def describe(store: Any) -> str:
-    return f"{type(store).__name__}({len(store)} items)"
