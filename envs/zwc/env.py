@@ -58,6 +58,18 @@ def build_directory(mapping: Mapping, root: str | Path, doc_records: list[dict] 
     return out
 
 
+def trim_doc(text: str, chars: int | None) -> str:
+    """The head of a doc (signature, summary, parameters come first), cut at a line end.
+
+    Small models train on open-book prompts at a budget (``env.docs_chars``); the paper's
+    setting is the whole doc (None)."""
+    if chars is None or len(text) <= chars:
+        return text
+    head = text[:chars]
+    cut = head.rfind("\n")
+    return (head[:cut] if cut > 0 else head).rstrip() + "\n[…]"
+
+
 class ZWCEnv:
     """One ZWC build with its docs, tasks and sandbox pool (started on first use)."""
 
@@ -71,6 +83,7 @@ class ZWCEnv:
         self.phase: Phase = "train"
         self._task: Task | None = None
         self._mode: Mode = "closed"
+        self.docs_chars: int | None = None  # open-book prompt budget per function; None: the whole doc
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -125,7 +138,7 @@ class ZWCEnv:
                 zwc_path = self.mapping.to_zwc(name if "." in name else f"numpy.{name}")
             except KeyError:
                 zwc_path = self.mapping.to_zwc(f"numpy.linalg.{name.rsplit('.', 1)[-1]}")
-            parts.append(f"## {zwc_path}\n{index.lookup(zwc_path).text.strip()}")
+            parts.append(f"## {zwc_path}\n{trim_doc(index.lookup(zwc_path).text.strip(), self.docs_chars)}")
         return "\n\n".join(parts)
 
     def tasks(self, split: str) -> list[Task]:
