@@ -1,7 +1,10 @@
 """Learners behind the Learner protocol (see ARCHITECTURE.md)."""
 
 from learners.ace import AceConfig, AceLearner
-from learners.base import REGISTRY, NoLearner, make
+from learners.base import PARAMETRIC, REGISTRY, NoLearner, make
 from learners.expel import ExpelConfig, ExpelLearner
+from learners.sft import ClosedSFTLearner, OpenSFTLearner, SFTLearnerConfig
+from learners.sft_train import SFTSettings
 
-__all__ = ["REGISTRY", "AceConfig", "AceLearner", "ExpelConfig", "ExpelLearner", "NoLearner", "make"]
+__all__ = ["PARAMETRIC", "REGISTRY", "AceConfig", "AceLearner", "ClosedSFTLearner", "ExpelConfig", "ExpelLearner",
+           "NoLearner", "OpenSFTLearner", "SFTLearnerConfig", "SFTSettings", "make"]

@@ -13,7 +13,7 @@ from typing import Any
 from agents.learner import EvolveReport, Learner
 from envs.zwc import Observation
 
-__all__ = ["REGISTRY", "EvolveReport", "Learner", "NoLearner", "make"]
+__all__ = ["PARAMETRIC", "REGISTRY", "EvolveReport", "Learner", "NoLearner", "make"]
 
 
 class NoLearner:
@@ -53,7 +53,21 @@ def _ace(**config: Any) -> Learner:
     return AceLearner(**config)
 
 
-REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel, "ace": _ace}
+def _open_sft(**config: Any) -> Learner:
+    from learners.sft import OpenSFTLearner
+
+    return OpenSFTLearner(**config)
+
+
+def _closed_sft(**config: Any) -> Learner:
+    from learners.sft import ClosedSFTLearner
+
+    return ClosedSFTLearner(**config)
+
+
+REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel, "ace": _ace,
+                                               "open-sft": _open_sft, "closed-sft": _closed_sft}
+PARAMETRIC = frozenset({"open-sft", "closed-sft"})  # learners that write a model directory (RUN/model)
 
 
 def make(name: str, **config: Any) -> Learner:

@@ -1,0 +1,208 @@
+"""Open-SFT and Closed-SFT (SE-Bench §4): fine-tune on rejection-sampled open-book trajectories.
+
+Both learners collect the same data (``learners.sft_data.collect``: train tasks, docs in the
+prompt, passing answers only) and train with trl (``learners.sft_train.train_sft``). They
+differ in one thing: Open-SFT trains on (prompt *with* the docs, response), Closed-SFT on
+(the same prompt *without* the docs, the same response). The paper finds the first gives 0%
+closed-book and the second does not (the Open-Book Paradox): the docs in the prompt let the
+model copy names instead of storing them.
+
+After ``evolve`` the agent's model is the fine-tuned one (``agent.model`` is replaced), and
+the model directory (``config.model_dir``, ``RUN/model`` from ``sebench evolve``) loads
+later by path. Everything is resumable: collection skips finished tasks, training restarts
+from its last checkpoint, and a finished training is not redone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from agents.learner import EvolveReport
+from envs.zwc import Observation
+from learners.sft_data import collect, write_report
+from learners.sft_train import SFTSettings, train_sft
+
+
+class SFTLearnerError(RuntimeError):
+    """SFT cannot run as configured (no local weights, nothing collected ...)."""
+
+
+@dataclass
+class SFTLearnerConfig:
+    """What to collect and where to keep it; ``train`` holds the optimiser settings.
+
+    Keyword overrides given to the learner may name fields of either class:
+    ``ClosedSFTLearner(limit=48, max_steps=60, lora=True)``.
+    """
+
+    limit: int | None = 48           # first N train tasks (None: the whole train split, as the paper)
+    samples: int = 1                 # rollouts per task; the passing ones are kept (rejection sampling)
+    gather_model: str | None = None  # teacher; None = the agent's own model (e.g. "reference", "vllm:Qwen/...")
+    docs_chars: int | None = 1200    # per-function doc budget in open prompts (paper: None, the whole doc)
+    max_tokens: int | None = None    # rollout answer length; None = the agent's
+    collect_only: bool = False       # stop after collection (then train with accelerate launch -m learners.sft_train)
+    state_dir: str | None = None     # trajectories, checkpoints, learner.json
+    model_dir: str | None = None     # the fine-tuned model; default STATE_DIR/model
+    train: SFTSettings = field(default_factory=SFTSettings)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or (self.limit is not None and self.limit < 1):
+            raise ValueError(f"need samples >= 1 and limit >= 1 or None, got samples={self.samples}, "
+                             f"limit={self.limit}")
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, Any]) -> SFTLearnerConfig:
+        own = {f.name for f in fields(cls)} - {"train"}
+        mine = {k: v for k, v in overrides.items() if k in own}
+        train = SFTSettings.from_dict({k: v for k, v in overrides.items() if k not in own})
+        return cls(**mine, train=train)
+
+
+def base_model_path(model) -> Path:
+    """The local weights behind a model (a backend, or a name: resolved without loading it); SFT needs them."""
+    if isinstance(model, str | Path):
+        if str(model) == "smollm2-135m":
+            from agents.models.transformers_model import smollm2_directory
+
+            return smollm2_directory()
+        if (Path(model) / "config.json").is_file():
+            return Path(model)
+        raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {str(model)!r} has none here; "
+                              "use smollm2-135m or a model directory")
+    path = getattr(model, "path", None)
+    if path is None or not (Path(path) / "config.json").is_file():
+        raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {model.name!r} has none here; "
+                              "use smollm2-135m, a model directory, or vllm:<directory>")
+    return Path(path)
+
+
+class _SFTLearner:
+    """Shared by both variants; ``variant`` picks the prompt the response is trained after."""
+
+    name = "sft"
+    variant = "closed"
+    parametric = True
+
+    def __init__(self, config: SFTLearnerConfig | None = None, **overrides: Any):
+        self.config = config or SFTLearnerConfig.from_overrides(overrides)
+        self.collect_report: dict = {}
+        self.train_result: dict = {}
+        self.base_model = ""
+
+    # -- the protocol ---------------------------------------------------------------------
+    def context(self, obs: Observation) -> str:
+        return ""  # what it learned is in the weights
+
+    def observe(self, trajectory) -> None:
+        return None
+
+    @property
+    def state_dir(self) -> Path:
+        if self.config.state_dir is None:
+            self.config.state_dir = tempfile.mkdtemp(prefix=f"sebench-{self.name}-")
+        return Path(self.config.state_dir)
+
+    @property
+    def model_dir(self) -> Path:
+        return Path(self.config.model_dir) if self.config.model_dir else self.state_dir / "model"
+
+    def evolve(self, agent, env) -> EvolveReport:
+        from agents import Agent
+        from agents.models.transformers_model import TransformersModel
+
+        started = time.perf_counter()
+        base = base_model_path(agent.model_spec)
+        self.base_model = str(base)
+        gatherer = Agent(model=self.config.gather_model or agent.model, max_tokens=self.config.max_tokens or
+                         agent.max_tokens, max_turns=agent.max_turns, concurrency=agent.concurrency,
+                         sample_temperature=agent.sample_temperature)
+        tasks = env.tasks("train")[: self.config.limit]
+        data = self.state_dir / "trajectories.jsonl"
+        budget, env.docs_chars = env.docs_chars, self.config.docs_chars
+        try:
+            report = collect(gatherer, env, tasks, data, samples=self.config.samples)
+        finally:
+            env.docs_chars = budget
+        write_report(report, self.state_dir / "collect_report.json")
+        self.collect_report = {**report.__dict__, "acceptance": round(report.acceptance, 4)}
+        if report.kept == 0:
+            raise SFTLearnerError(f"{gatherer.name} passed none of {report.attempts} open-book attempts on "
+                                  f"{len(tasks)} train tasks, so there is nothing to fine-tune on; gather with a "
+                                  "teacher (gather_model='reference' or a stronger model) or raise samples")
+        if self.config.collect_only:
+            return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
+                                details={"gathered_with": gatherer.name, "kept": report.kept, "collect_only": True,
+                                         "data": str(data)})
+        self.train_result = self._finished_training() or self._train(data, base)
+        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}")
+        details = {"gathered_with": gatherer.name, "kept": report.kept, "acceptance": round(report.acceptance, 3),
+                   **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
+                                                             "tokens_per_second", "peak_memory_mb", "first_loss",
+                                                             "last_loss")},
+                   "train_seconds": self.train_result.get("seconds"), "model_dir": str(self.model_dir)}
+        return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
+                            details=details)
+
+    def _train(self, data: Path, base: Path) -> dict:
+        train_sft(data, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train)
+        return json.loads((self.state_dir / "train" / "train_result.json").read_text())
+
+    def _finished_training(self) -> dict | None:
+        """The result of a training that already completed with these settings, if any."""
+        path = self.state_dir / "train" / "train_result.json"
+        if not path.is_file() or not (self.model_dir / "config.json").is_file():
+            return None
+        result = json.loads(path.read_text())
+        same = result.get("settings") == asdict(self.config.train) and result.get("variant") == self.variant
+        return result if same else None
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        target = Path(path)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in ("trajectories.jsonl", "collect_report.json"):
+            source = self.state_dir / name
+            if source.is_file() and source.resolve() != (target / name).resolve():
+                shutil.copyfile(source, target / name)
+        state = {"learner": self.name, "variant": self.variant, "base_model": self.base_model,
+                 "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config),
+                 "collect": self.collect_report, "train": self.train_result}
+        (target / "learner.json").write_text(json.dumps(state, indent=1) + "\n")
+
+    def load(self, path) -> None:
+        state = json.loads((Path(path) / "learner.json").read_text())
+        if state.get("learner") != self.name:
+            raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
+        config = state["config"]
+        config["train"] = SFTSettings.from_dict(config["train"])
+        self.config = SFTLearnerConfig(**config)
+        self.config.model_dir = state["model_dir"]
+        self.base_model, self.collect_report, self.train_result = state["base_model"], state["collect"], state["train"]
+
+    def trained_model(self):
+        """The fine-tuned model as a backend (after ``evolve`` or ``load``)."""
+        from agents.models.transformers_model import TransformersModel
+
+        if not (self.model_dir / "config.json").is_file():
+            raise SFTLearnerError(f"{self.model_dir}: no fine-tuned model yet; run evolve first")
+        return TransformersModel(self.model_dir, name=self.name)
+
+
+class OpenSFTLearner(_SFTLearner):
+    """Trains on (prompt with the docs, response): the paper's Open-SFT."""
+
+    name = "open-sft"
+    variant = "open"
+
+
+class ClosedSFTLearner(_SFTLearner):
+    """Trains on (prompt without the docs, same response): the paper's Closed-SFT."""
+
+    name = "closed-sft"
+    variant = "closed"

@@ -1,0 +1,262 @@
+"""Supervised fine-tuning on collected trajectories, with trl's ``SFTTrainer``.
+
+One function, ``train_sft``, used in process by the SFT learners on one device and, unchanged,
+under ``accelerate launch`` on many GPUs (DDP, FSDP or DeepSpeed: the config in
+``learners/accelerate/``), where this module is the entry point:
+
+    accelerate launch --config_file learners/accelerate/fsdp.yaml -m learners.sft_train \\
+        --data RUN/learner/trajectories.jsonl --base Qwen/Qwen3-8B --variant closed \\
+        --out RUN/learner/train --model-dir RUN/model --settings settings.json
+
+Loss is on the completion only (trl's prompt-completion format); full fine-tuning or LoRA
+(peft, merged into the saved model so ``RUN/model`` is a plain model directory). Checkpoints
+land in ``OUT/checkpoint-N`` every ``save_steps``; a run started again on the same ``OUT``
+resumes from the last complete one, so a killed run loses at most ``save_steps`` steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import threading
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class SFTSettings:
+    """Training settings. Defaults are CPU-sized for the embedded 135M model (a few minutes on
+    2 cores). The paper fine-tunes Qwen3-8B fully on GPUs; its optimiser settings are not
+    restated here: put the values from the SE-Bench repository into a settings JSON for
+    ``--settings`` (or ``--set`` on ``sebench evolve``)."""
+
+    max_steps: int = 60             # optimiser steps; <= 0 means train `epochs` epochs instead
+    epochs: float = 3.0
+    learning_rate: float = 1e-4     # high for full fine-tuning at scale; right for 135M and few steps
+    batch_size: int = 4             # per device
+    grad_accum: int = 1
+    max_length: int = 1024          # tokens of prompt + completion; longer samples are dropped, not cut
+    warmup_ratio: float = 0.05      # fraction of the steps spent warming up
+    weight_decay: float = 0.0
+    lora: bool = False              # full fine-tuning by default, as the paper
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
+                                                             "gate_proj", "up_proj", "down_proj"])
+    save_steps: int = 20            # checkpoint every N steps (resume point of a killed run)
+    save_total_limit: int = 2
+    logging_steps: int = 5
+    seed: int = 0
+    gradient_checkpointing: bool = False  # saves memory on GPUs; slower, and not needed, on CPU
+    bf16: bool | None = None              # None: on when a CUDA device supports it
+
+    def __post_init__(self) -> None:
+        problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
+                    ("batch_size", "grad_accum", "max_length", "save_steps", "lora_r", "logging_steps")
+                    if getattr(self, name) < 1]
+        if self.max_steps <= 0 and self.epochs <= 0:
+            problems.append("give max_steps > 0 or epochs > 0")
+        if not self.learning_rate > 0:
+            problems.append(f"learning_rate must be > 0 (got {self.learning_rate})")
+        if problems:
+            raise ValueError("invalid SFTSettings: " + "; ".join(problems))
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> SFTSettings:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown SFT setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**values)
+
+
+@dataclass
+class TrainResult:
+    """What one training run did and cost."""
+
+    variant: str
+    samples: int
+    steps: int
+    resumed_from: str | None
+    seconds: float
+    tokens: int                      # prompt + completion tokens processed in this run
+    tokens_per_second: float
+    peak_memory_mb: float            # peak RSS during training on CPU; peak allocated on CUDA
+    device: str
+    first_loss: float | None = None
+    last_loss: float | None = None
+    model_dir: str = ""
+    losses: list[float] = field(default_factory=list)
+
+
+def last_checkpoint(out_dir: str | Path) -> Path | None:
+    """The newest complete ``checkpoint-N`` (one holding trainer_state.json), or None."""
+    out = Path(out_dir)
+    if not out.is_dir():
+        return None
+    done = [p for p in out.glob("checkpoint-*") if (p / "trainer_state.json").is_file() and p.name[11:].isdigit()]
+    return max(done, key=lambda p: int(p.name[11:]), default=None)
+
+
+class _PeakMemory:
+    """Samples this process's RSS in a thread (CPU has no allocator counter to ask)."""
+
+    def __init__(self, interval: float = 0.05):
+        import psutil
+
+        self._process, self._interval = psutil.Process(), interval
+        self.peak = self._process.memory_info().rss
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.peak = max(self.peak, self._process.memory_info().rss)
+
+    def __enter__(self) -> _PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int):
+    """The trl prompt-completion dataset of one variant, and how many samples were too long.
+
+    Both variants keep the same samples: one is dropped when its *open* (longer) prompt plus
+    completion exceeds ``max_length``, so Open- and Closed-SFT train on identical responses.
+    """
+    from datasets import Dataset
+
+    from learners.sft_data import read_samples
+
+    samples = read_samples(data)
+    if not samples:
+        raise ValueError(f"{data}: no trajectories to train on (collection kept none; see its report)")
+    kept, too_long = [], 0
+    for sample in samples:
+        text = tokenizer.apply_chat_template([*sample.prompt_open, {"role": "assistant", "content": sample.completion}],
+                                             tokenize=False)
+        if len(tokenizer(text, add_special_tokens=False)["input_ids"]) > max_length:
+            too_long += 1
+            continue
+        kept.append(sample.as_prompt_completion(variant))
+    if not kept:
+        raise ValueError(f"{data}: every sample is longer than max_length={max_length} tokens; raise max_length")
+    return Dataset.from_list(kept), too_long
+
+
+def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: str | Path,
+              model_dir: str | Path, settings: SFTSettings | None = None) -> TrainResult:
+    """Fine-tune ``base_model`` on ``data`` (variant ``open`` or ``closed``) and save the model;
+    resumes from the last checkpoint in ``out_dir`` when there is one."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTConfig, SFTTrainer
+
+    if variant not in ("open", "closed"):
+        raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
+    settings = settings or SFTSettings()
+    out_dir, model_dir = Path(out_dir), Path(model_dir)
+    cuda = torch.cuda.is_available()
+    bf16 = settings.bf16 if settings.bf16 is not None else bool(cuda and torch.cuda.is_bf16_supported())
+    tokenizer = AutoTokenizer.from_pretrained(base_model)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    dataset, too_long = load_dataset_for(data, variant, tokenizer, settings.max_length)
+    model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.bfloat16 if bf16 else torch.float32)
+    peft_config = None
+    if settings.lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
+                                 target_modules=settings.lora_targets, task_type="CAUSAL_LM")
+    config = SFTConfig(
+        output_dir=str(out_dir), max_steps=settings.max_steps if settings.max_steps > 0 else -1,
+        num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
+        per_device_train_batch_size=settings.batch_size, gradient_accumulation_steps=settings.grad_accum,
+        max_length=settings.max_length, warmup_steps=settings.warmup_ratio, weight_decay=settings.weight_decay,
+        lr_scheduler_type="cosine", completion_only_loss=True, save_strategy="steps",
+        save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
+        logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
+        gradient_checkpointing=settings.gradient_checkpointing, report_to="none", disable_tqdm=False,
+        dataloader_num_workers=0)
+    trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
+                         peft_config=peft_config)
+    resume = last_checkpoint(out_dir)
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    started = time.perf_counter()
+    with _PeakMemory() as memory:
+        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
+    seconds = time.perf_counter() - started
+    peak = torch.cuda.max_memory_allocated() if cuda else memory.peak
+    tokens = int(getattr(trainer, "_total_train_tokens", 0))
+    losses = [round(float(e["loss"]), 4) for e in trainer.state.log_history if "loss" in e]
+    _save_model(trainer, tokenizer, model_dir)
+    result = TrainResult(variant=variant, samples=len(dataset), steps=trainer.state.global_step,
+                         resumed_from=resume.name if resume else None, seconds=round(seconds, 2), tokens=tokens,
+                         tokens_per_second=round(tokens / seconds, 1) if seconds > 0 else 0.0,
+                         peak_memory_mb=round(peak / 2**20, 1), device="cuda" if cuda else "cpu",
+                         first_loss=losses[0] if losses else None, last_loss=losses[-1] if losses else None,
+                         model_dir=str(model_dir), losses=losses)
+    result_dict = asdict(result) | {"too_long_dropped": too_long, "settings": asdict(settings)}
+    if trainer.is_world_process_zero():
+        (out_dir / "train_result.json").write_text(json.dumps(result_dict, indent=1) + "\n")
+    return result
+
+
+def _save_model(trainer, tokenizer, model_dir: Path) -> None:
+    """Write a plain model directory (LoRA merged in), atomically: a crash leaves no half model.
+
+    Called on every process: under FSDP or DeepSpeed ``trainer.save_model`` gathers the full
+    weights; the main process then merges a LoRA adapter and moves the directory in place."""
+    partial = model_dir.with_name(model_dir.name + ".partial")
+    main = trainer.is_world_process_zero()
+    if main:
+        shutil.rmtree(partial, ignore_errors=True)
+    trainer.accelerator.wait_for_everyone()
+    if trainer.accelerator.num_processes == 1:
+        model = trainer.model
+        if hasattr(model, "merge_and_unload"):
+            model = model.merge_and_unload()
+        model.save_pretrained(partial)
+    else:
+        trainer.save_model(str(partial))
+    trainer.accelerator.wait_for_everyone()
+    if not main:
+        return
+    if (partial / "adapter_config.json").is_file():  # sharded LoRA run: merge on the main process
+        from peft import AutoPeftModelForCausalLM
+
+        merged = AutoPeftModelForCausalLM.from_pretrained(partial).merge_and_unload()
+        shutil.rmtree(partial)
+        merged.save_pretrained(partial)
+    tokenizer.save_pretrained(partial)
+    if model_dir.exists():
+        shutil.rmtree(model_dir)
+    partial.rename(model_dir)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="SFT on collected trajectories (works under accelerate launch).")
+    parser.add_argument("--data", required=True, help="trajectories.jsonl written by the SFT learners' collection")
+    parser.add_argument("--base", required=True, help="base model directory or hub id")
+    parser.add_argument("--variant", required=True, choices=["open", "closed"])
+    parser.add_argument("--out", required=True, help="checkpoint directory (a rerun resumes from it)")
+    parser.add_argument("--model-dir", required=True, help="where the fine-tuned model is written")
+    parser.add_argument("--settings", help="JSON file of SFTSettings fields")
+    args = parser.parse_args(argv)
+    settings = SFTSettings.from_dict(json.loads(Path(args.settings).read_text())) if args.settings else SFTSettings()
+    result = train_sft(args.data, args.base, args.variant, args.out, args.model_dir, settings)
+    print(json.dumps({k: v for k, v in asdict(result).items() if k != "losses"}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Trajectory collection for SFT: rejection sampling, both prompts, resumption, datasets loading."""
+
+import json
+
+import pytest
+
+from agents import Agent
+from agents.models.base import Completion
+from learners.sft import ClosedSFTLearner, SFTLearnerConfig, SFTLearnerError, base_model_path
+from learners.sft_data import collect, read_samples, to_dataset
+from learners.sft_train import SFTSettings
+
+
+class ConstantModel:
+    """A backend that always gives the same (wrong) answer: what rejection must drop."""
+
+    name = "constant"
+
+    def generate(self, prompts, *, n=1, temperature=0.0, max_tokens=512, stop=None):
+        text = "```python\nimport zwc\n\ndef solve(*args):\n    return 0\n```"
+        return [[Completion(text=text, tokens=12)] * n for _ in prompts]
+
+
+def test_collect_keeps_passing_answers_with_and_without_docs(task_env, tmp_path):
+    tasks = task_env.tasks("train")[:4]
+    out = tmp_path / "trajectories.jsonl"
+    report = collect(Agent(model="reference"), task_env, tasks, out, samples=2)
+    assert report.attempts == 8 and report.duplicates == 4  # greedy reference: both samples identical
+    samples = read_samples(out)
+    assert report.kept == len(samples) == 4 and {s.task_id for s in samples} == {t.task_id for t in tasks}
+    by_id = {t.task_id: t for t in tasks}
+    for sample in samples:  # written as tasks finish, in any order
+        task = by_id[sample.task_id]
+        opened, closed = sample.prompt_open[1]["content"], sample.prompt_closed[1]["content"]
+        assert "Documentation:" in opened and "Documentation:" not in closed
+        assert task.query in opened and task.query in closed
+        assert sample.completion.startswith("```python") and sample.source == "reference"
+    rows = to_dataset(out, "closed")
+    assert rows[0]["completion"] == [{"role": "assistant", "content": samples[0].completion}]
+    from datasets import load_dataset
+
+    assert len(load_dataset("json", data_files=str(out), split="train")) == 4
+
+
+def test_collect_rejects_failures_and_resumes_finished_tasks(task_env, tmp_path):
+    tasks = task_env.tasks("train")[:3]
+    out = tmp_path / "t.jsonl"
+    report = collect(Agent(model=ConstantModel()), task_env, tasks, out)
+    assert report.kept == 0 and report.attempts == 3 and report.failures.get("passed", 0) == 0
+    again = collect(Agent(model="reference"), task_env, tasks, out)
+    assert again.resumed == 3 and again.attempts == 0  # every task was already finished
+
+
+def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, smollm2, tmp_path):
+    learner = ClosedSFTLearner(limit=2, state_dir=str(tmp_path / "s"))
+    with pytest.raises(SFTLearnerError, match="local weights"):
+        Agent(model=ConstantModel(), learner=learner).evolve(task_env)
+    # a collection that finished both tasks and kept nothing (as the constant model's would)
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "trajectories.done").write_text("".join(t.task_id + "\n" for t in task_env.tasks("train")[:2]))
+    with pytest.raises(SFTLearnerError, match="gather_model='reference'"):
+        Agent(model=smollm2, learner=learner).evolve(task_env)
+
+
+def test_settings_are_validated_and_unknown_keys_named():
+    with pytest.raises(ValueError, match="batch_size"):
+        SFTSettings(batch_size=0)
+    with pytest.raises(ValueError, match="max_stepz"):
+        SFTLearnerConfig.from_overrides({"max_stepz": 3})
+    config = SFTLearnerConfig.from_overrides({"limit": 5, "max_steps": 3, "lora": True})
+    assert config.limit == 5 and config.train.max_steps == 3 and config.train.lora
+
+
+def test_base_model_path_needs_local_weights(smollm2):
+    assert (base_model_path(smollm2) / "config.json").is_file()
+    with pytest.raises(SFTLearnerError, match="local weights"):
+        base_model_path(ConstantModel())
+
+
+def test_accelerate_configs_parse():
+    from pathlib import Path
+
+    from accelerate.commands.config.config_args import ClusterConfig
+
+    import learners
+
+    configs = sorted((Path(learners.__file__).parent / "accelerate").glob("*.yaml"))
+    assert [c.stem for c in configs] == ["ddp", "deepspeed_zero3", "fsdp"]
+    kinds = {c.stem: ClusterConfig.from_yaml_file(c).distributed_type.value for c in configs}
+    assert kinds == {"ddp": "MULTI_GPU", "deepspeed_zero3": "DEEPSPEED", "fsdp": "FSDP"}
+    assert json.dumps(kinds)
