@@ -198,7 +198,9 @@ class Agent:
         return self.learner.evolve(self, env)
 
     def evaluate(self, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",
-                 out: str | None = None, limit: int | None = None, resume: bool = False) -> EvalReport:
+                 out: str | None = None, limit: int | None = None, resume: bool = False,
+                 functions: list[str] | None = None) -> EvalReport:
         from agents.evaluate import evaluate
 
-        return evaluate(self, env, split=split, n=n, mode=mode, out=out, limit=limit, resume=resume)
+        return evaluate(self, env, split=split, n=n, mode=mode, out=out, limit=limit, resume=resume,
+                        functions=functions)

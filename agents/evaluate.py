@@ -106,11 +106,18 @@ def summarise(records: list[dict], task_ids: list[str], n: int) -> tuple[dict[in
 
 def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",
              out: str | Path | None = None, limit: int | None = None, resume: bool = False,
-             progress: bool = True) -> EvalReport:
-    """Evaluate ``agent`` on ``split`` (the first ``limit`` tasks), ``n`` samples per task."""
+             progress: bool = True, functions: list[str] | None = None) -> EvalReport:
+    """Evaluate ``agent`` on ``split`` (the first ``limit`` tasks), ``n`` samples per task.
+
+    ``functions`` (NumPy names as in ``selected_functions``) keeps only the tasks that use
+    nothing else: e.g. the functions a learner trained on."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    tasks = env.tasks(split)[:limit] if limit is not None else env.tasks(split)
+    tasks = env.tasks(split)
+    if functions is not None:
+        wanted = set(functions)
+        tasks = [t for t in tasks if t.selected_functions and set(t.selected_functions) <= wanted]
+    tasks = tasks[:limit] if limit is not None else tasks
     phase = "test" if mode in TEST_PHASE_MODES else "train"
     env.phase = phase
     if agent.model_spec == "reference":
@@ -139,6 +146,7 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
     pass_at, failures = summarise(records, [t.task_id for t in tasks], n)
     config = {"split": split, "mode": mode, "model": agent.name, "n": n, "limit": limit,
               "temperature": temperature, "max_tokens": agent.max_tokens, "max_turns": agent.max_turns,
+              "functions": sorted(functions) if functions is not None else None,
               "learner": getattr(agent.learner, "name", "none"), "dataset_sha256": _dataset_hash(env, split),
               "zwc": env.mapping.origin, "code_version": _code_version()}
     summary_path = out_path.with_suffix(".summary.json")

@@ -262,34 +262,58 @@ def validate_command(
     raise typer.Exit(0 if result.ok else 1)
 
 
+def _overrides(pairs: list[str]) -> dict:
+    """KEY=VALUE pairs; values are read as JSON when they parse (numbers, true, null), else as text."""
+    import json
+
+    values = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"--set {pair!r}: write KEY=VALUE, e.g. --set max_steps=20")
+        try:
+            values[key.strip()] = json.loads(raw)
+        except ValueError:
+            values[key.strip()] = raw
+    return values
+
+
 @app.command("evolve")
 def evolve_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    learner: str = typer.Option(..., "--learner", help="none | expel | ace"),
+    learner: str = typer.Option(..., "--learner", help="none | expel | ace | open-sft | closed-sft"),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
-    out: Path = typer.Option(..., "--out", help="Run directory: learner/ and report.json are written here."),
+    out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),
     limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),
     gather_model: str | None = typer.Option(None, "--gather-model",
                                             help="Model that gathers trajectories (e.g. reference)."),
     max_tokens: int = typer.Option(256, "--max-tokens"),
+    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. "
+                                       "--set max_steps=20 --set lora=true"),
 ) -> None:
     """The learner's training phase; its state lands in OUT/learner, its report in OUT/report.json."""
     import json
     from dataclasses import asdict
 
     from agents import Agent
-    from learners import make
+    from learners import PARAMETRIC, make
 
     config = {k: v for k, v in (("limit", limit), ("gather_model", gather_model)) if v is not None}
+    config.update(_overrides(settings))
     if learner != "none":
         config["state_dir"] = str(out / "learner")
+    if learner in PARAMETRIC:
+        config["model_dir"] = str(out / "model")
     try:
         learner_obj = make(learner, **config)
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
     env = _load_env(zwc)
     try:
         report = Agent(model=model, learner=learner_obj, max_tokens=max_tokens).evolve(env)
+    except RuntimeError as exc:  # e.g. SFTLearnerError: nothing collected, no local weights
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
     finally:
         env.close()
     learner_obj.save(out / "learner")
@@ -302,6 +326,38 @@ def evolve_command(
     for key, value in report.details.items():
         table.add_row(key, str(value))
     Console().print(table)
+    if learner in PARAMETRIC:
+        Console().print(f"fine-tuned model: {out / 'model'}  (use it with --model {out / 'model'})")
+
+
+@app.command("probe")
+def probe_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build (its mapping is what is asked)."),
+    model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory (e.g. RUN/model)."),
+    out: Path | None = typer.Option(None, "--out", help="JSON with recall and every answer."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N catalogued functions."),
+    max_tokens: int = typer.Option(40, "--max-tokens"),
+) -> None:
+    """Closed-book API recall: name the zwc function for each description, scored exactly."""
+    from agents.models import load_model
+    from benchmarks.probe import probe
+    from envs.zwc.names import Mapping
+
+    if not (zwc / "mapping.json").is_file():
+        console.print(f"[red]error:[/red] {zwc}: not a ZWC build (no mapping.json)")
+        raise typer.Exit(2)
+    with console.status(f"asking {model}…"):
+        report = probe(load_model(model), Mapping.load(zwc / "mapping.json"), limit=limit, max_tokens=max_tokens)
+    if out is not None:
+        report.write(out)
+    table = Table(title=f"API recall, closed-book: {model}")
+    for col in ("functions", "recall", "with aliases", "real zwc names", "numpy used", "seconds"):
+        table.add_column(col, justify="right")
+    table.add_row(str(report.n), f"{100 * report.recall:.1f}%", f"{100 * report.recall_with_aliases:.1f}%",
+                  f"{100 * report.valid_name_rate:.1f}%", f"{100 * report.numpy_rate:.1f}%", f"{report.seconds:.0f}")
+    Console().print(table)
+    if out is not None:
+        Console().print(f"answers: {out}")
 
 
 @app.command("compare")
@@ -330,6 +386,41 @@ def compare_command(
         env.close()
     for table in _report_tables([r.evaluation for r in results]):
         Console().print(table)
+    Console().print(f"report: {out / 'report.md'}")
+
+
+@app.command("sft-compare")
+def sft_compare_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    out: Path = typer.Option(..., "--out", help="Report directory (report.md, sft.png, summary.json)."),
+    model: str = typer.Option("smollm2-135m", "--model", help="The base model (local weights)."),
+    learners: str = typer.Option("closed-sft,open-sft", "--learners"),
+    train_limit: int = typer.Option(48, "--train-limit", help="The fixed train slice: its first N tasks."),
+    steps: int = typer.Option(60, "--steps", help="Optimiser steps per learner."),
+    n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
+    limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
+    gather_model: str = typer.Option("reference", "--gather-model", help="Teacher for the trajectories."),
+    max_tokens: int = typer.Option(160, "--max-tokens"),
+    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable)."),
+) -> None:
+    """API recall and closed-book pass@k before vs after Closed-SFT and Open-SFT, in one table."""
+    from benchmarks.sft_compare import HEADER, sft_compare, table_rows, verdict
+
+    names = tuple(n.strip() for n in learners.split(",") if n.strip())
+    env = _load_env(zwc)
+    try:
+        rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
+                           limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
+                           settings=_overrides(settings))
+    finally:
+        env.close()
+    table = Table(title=f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
+    for col in HEADER:
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for cells in table_rows(rows):
+        table.add_row(*cells)
+    Console().print(table)
+    Console().print(verdict(rows))
     Console().print(f"report: {out / 'report.md'}")
 
 
