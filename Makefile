@@ -39,6 +39,8 @@ bench: $(STAMP)
 		&& $(BIN)/sebench tasks build --zwc .bench/zwc-seed0 --seed 0)
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners
+	$(BIN)/python -m benchmarks.perf.sft_throughput --zwc .bench/zwc-seed0
+	$(BIN)/sebench sft-compare --zwc .bench/zwc-seed0 --out .bench/sft
 
 clean:
 	rm -rf $(VENV) runs .bench
