@@ -286,7 +286,8 @@ def evolve_command(
     out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),
     limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),
     gather_model: str | None = typer.Option(None, "--gather-model",
-                                            help="Model that gathers trajectories (e.g. reference)."),
+                                            help="Model that gathers trajectories: reference (the SFT learners' "
+                                                 "default), a backend, or self (the agent's model)."),
     max_tokens: int = typer.Option(256, "--max-tokens"),
     settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. "
                                        "--set max_steps=20 --set lora=true"),
@@ -399,6 +400,7 @@ def sft_compare_command(
     steps: int = typer.Option(60, "--steps", help="Optimiser steps per learner."),
     n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
     limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
+    probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
     gather_model: str = typer.Option("reference", "--gather-model", help="Teacher for the trajectories."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable)."),
@@ -411,7 +413,7 @@ def sft_compare_command(
     try:
         rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
                            limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
-                           settings=_overrides(settings))
+                           settings=_overrides(settings), probe_limit=probe_limit)
     finally:
         env.close()
     table = Table(title=f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
@@ -419,7 +421,7 @@ def sft_compare_command(
         table.add_column(col, justify="left" if col == "model" else "right")
     for cells in table_rows(rows):
         table.add_row(*cells)
-    Console().print(table)
+    Console(width=max(Console().width, 160)).print(table)
     Console().print(verdict(rows))
     Console().print(f"report: {out / 'report.md'}")
 

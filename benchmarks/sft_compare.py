@@ -33,21 +33,24 @@ class SFTRow:
 
 def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", learners=("closed-sft", "open-sft"),
                 train_limit: int = 48, steps: int = 60, n: int = 4, limit: int | None = None,
-                gather_model: str | None = "reference", max_tokens: int = 160, settings: dict | None = None
-                ) -> list[SFTRow]:
+                gather_model: str | None = "reference", max_tokens: int = 160, settings: dict | None = None,
+                probe_limit: int | None = None) -> list[SFTRow]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
     numpy_paths = {f"numpy.{f}" for f in functions}  # selected_functions are relative to numpy
-    rows = [_row("base", Agent(model=model, max_tokens=max_tokens), env, out, functions, numpy_paths, n, limit, {})]
+    probe_at = {"limit": probe_limit}
+    rows = [_row("base", Agent(model=model, max_tokens=max_tokens), env, out, functions, numpy_paths, n, limit, {},
+                 probe_at)]
     for name in learners:
         learner = make(name, limit=train_limit, gather_model=gather_model, state_dir=str(out / name / "learner"),
                        model_dir=str(out / name / "model"), max_steps=steps, **(settings or {}))
         agent = Agent(model=model, learner=learner, max_tokens=max_tokens)
         agent.evolve(env)
         learner.save(out / name / "learner")
-        rows.append(_row(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result))
+        rows.append(_row(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_at))
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
+              "probe_limit": probe_limit,
               "gather_model": gather_model, "max_tokens": max_tokens, "settings": settings or {},
               "trained_functions": functions, "zwc": env.mapping.origin, "code_version": _code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -56,8 +59,8 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
 
 
 def _row(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str], numpy_paths: set[str], n: int,
-         limit: int | None, train: dict) -> SFTRow:
-    report = probe(agent.model, env.mapping)
+         limit: int | None, train: dict, probe_at: dict) -> SFTRow:
+    report = probe(agent.model, env.mapping, **probe_at)
     report.write(out / name / "probe.json")
     results = out / name / "closed.jsonl"
     results.unlink(missing_ok=True)
@@ -72,13 +75,17 @@ def verdict(rows: list[SFTRow]) -> str:
     if "open-sft" not in by or "closed-sft" not in by:
         return ""
     o, c = by["open-sft"], by["closed-sft"]
-    recall = "lower than" if o.probe.recall < c.probe.recall else "not lower than"
-    passed = "lower than" if o.evaluation.pass_at.get(1, 0) < c.evaluation.pass_at.get(1, 0) else "not lower than"
-    holds = o.probe.recall < c.probe.recall
-    return (f"Open-SFT's closed-book API recall ({100 * o.probe.recall:.1f}%) is {recall} Closed-SFT's "
-            f"({100 * c.probe.recall:.1f}%), and its closed-book pass@1 ({100 * o.evaluation.pass_at.get(1, 0):.1f}%) "
-            f"is {passed} Closed-SFT's ({100 * c.evaluation.pass_at.get(1, 0):.1f}%): the paper's Open-Book Paradox "
-            f"{'holds' if holds else 'does not hold'} here on recall.")
+
+    def compare(a: float, b: float) -> str:
+        return "lower than" if a < b else "equal to" if a == b else "higher than"
+
+    o1, c1 = o.evaluation.pass_at.get(1, 0.0), c.evaluation.pass_at.get(1, 0.0)
+    outcome = ("holds" if o.probe.recall < c.probe.recall else
+               "cannot be told apart" if o.probe.recall == c.probe.recall else "does not hold")
+    return (f"Open-SFT's closed-book API recall ({100 * o.probe.recall:.1f}%) is "
+            f"{compare(o.probe.recall, c.probe.recall)} Closed-SFT's ({100 * c.probe.recall:.1f}%), and its "
+            f"closed-book pass@1 ({100 * o1:.1f}%) is {compare(o1, c1)} Closed-SFT's ({100 * c1:.1f}%): "
+            f"on recall, the paper's Open-Book Paradox (Open-SFT < Closed-SFT) {outcome} here.")
 
 
 def table_rows(rows: list[SFTRow]) -> list[list[str]]:

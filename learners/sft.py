@@ -19,6 +19,7 @@ import json
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,9 @@ class SFTLearnerConfig:
 
     limit: int | None = 48           # first N train tasks (None: the whole train split, as the paper)
     samples: int = 1                 # rollouts per task; the passing ones are kept (rejection sampling)
-    gather_model: str | None = None  # teacher; None = the agent's own model (e.g. "reference", "vllm:Qwen/...")
+    # who answers the train tasks: "reference" (verified solutions, a teacher that needs no strong model),
+    # any backend ("vllm:Qwen/...", "openai:..."), or "self" / None for the agent's own model
+    gather_model: str | None = "reference"
     docs_chars: int | None = 1200    # per-function doc budget in open prompts (paper: None, the whole doc)
     max_tokens: int | None = None    # rollout answer length; None = the agent's
     collect_only: bool = False       # stop after collection (then train with accelerate launch -m learners.sft_train)
@@ -62,6 +65,18 @@ class SFTLearnerConfig:
         mine = {k: v for k, v in overrides.items() if k in own}
         train = SFTSettings.from_dict({k: v for k, v in overrides.items() if k not in own})
         return cls(**mine, train=train)
+
+
+@contextmanager
+def _bar(description: str):
+    """A progress bar on stderr, as a ``progress(done, total)`` callback."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task(description, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def base_model_path(model) -> Path:
@@ -119,14 +134,16 @@ class _SFTLearner:
         started = time.perf_counter()
         base = base_model_path(agent.model_spec)
         self.base_model = str(base)
-        gatherer = Agent(model=self.config.gather_model or agent.model, max_tokens=self.config.max_tokens or
+        own = self.config.gather_model in (None, "self")
+        gatherer = Agent(model=agent.model if own else self.config.gather_model, max_tokens=self.config.max_tokens or
                          agent.max_tokens, max_turns=agent.max_turns, concurrency=agent.concurrency,
                          sample_temperature=agent.sample_temperature)
         tasks = env.tasks("train")[: self.config.limit]
         data = self.state_dir / "trajectories.jsonl"
         budget, env.docs_chars = env.docs_chars, self.config.docs_chars
         try:
-            report = collect(gatherer, env, tasks, data, samples=self.config.samples)
+            with _bar(f"{self.name}: collecting with {gatherer.name}") as progress:
+                report = collect(gatherer, env, tasks, data, samples=self.config.samples, progress=progress)
         finally:
             env.docs_chars = budget
         write_report(report, self.state_dir / "collect_report.json")
@@ -159,8 +176,10 @@ class _SFTLearner:
         if not path.is_file() or not (self.model_dir / "config.json").is_file():
             return None
         result = json.loads(path.read_text())
-        same = result.get("settings") == asdict(self.config.train) and result.get("variant") == self.variant
-        return result if same else None
+        if result.get("settings") != asdict(self.config.train) or result.get("variant") != self.variant:
+            raise SFTLearnerError(f"{path.parent} holds a finished {result.get('variant')}-book training with other "
+                                  "settings; evolve into another state_dir (--out), or delete it to retrain")
+        return result
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, path) -> None:

@@ -93,6 +93,26 @@ class TrainResult:
     losses: list[float] = field(default_factory=list)
 
 
+def _checkpointing(on: bool) -> dict[str, bool]:
+    """Activation checkpointing under the name this transformers knows (renamed in 5.x)."""
+    from dataclasses import fields as dataclass_fields
+
+    from trl import SFTConfig
+
+    names = {f.name for f in dataclass_fields(SFTConfig)}
+    return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": on}
+
+
+def _same_run(out_dir: Path, run: dict, resume: Path | None) -> None:
+    """Refuse to resume checkpoints that another configuration wrote; record this one's."""
+    record = out_dir / "run.json"
+    if resume is not None and record.is_file() and json.loads(record.read_text()) != run:
+        raise ValueError(f"{out_dir} holds checkpoints of a run with other settings or data ({record}); "
+                         "train into another directory, or delete it to start over")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(run, indent=1) + "\n")
+
+
 def last_checkpoint(out_dir: str | Path) -> Path | None:
     """The newest complete ``checkpoint-N`` (one holding trainer_state.json), or None."""
     out = Path(out_dir)
@@ -185,11 +205,12 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
         lr_scheduler_type="cosine", completion_only_loss=True, save_strategy="steps",
         save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
         logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
-        gradient_checkpointing=settings.gradient_checkpointing, report_to="none", disable_tqdm=False,
-        dataloader_num_workers=0)
+        report_to="none", disable_tqdm=False, dataloader_num_workers=0,
+        **_checkpointing(settings.gradient_checkpointing))
     trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
                          peft_config=peft_config)
     resume = last_checkpoint(out_dir)
+    _same_run(out_dir, {"variant": variant, "data": str(Path(data).resolve()), "settings": asdict(settings)}, resume)
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     started = time.perf_counter()

@@ -52,7 +52,7 @@ def test_collect_rejects_failures_and_resumes_finished_tasks(task_env, tmp_path)
 
 
 def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, smollm2, tmp_path):
-    learner = ClosedSFTLearner(limit=2, state_dir=str(tmp_path / "s"))
+    learner = ClosedSFTLearner(limit=2, state_dir=str(tmp_path / "s"), gather_model="self")
     with pytest.raises(SFTLearnerError, match="local weights"):
         Agent(model=ConstantModel(), learner=learner).evolve(task_env)
     # a collection that finished both tasks and kept nothing (as the constant model's would)
@@ -89,3 +89,29 @@ def test_accelerate_configs_parse():
     kinds = {c.stem: ClusterConfig.from_yaml_file(c).distributed_type.value for c in configs}
     assert kinds == {"ddp": "MULTI_GPU", "deepspeed_zero3": "DEEPSPEED", "fsdp": "FSDP"}
     assert json.dumps(kinds)
+
+
+def test_checkpoints_of_other_settings_are_not_resumed(tmp_path):
+    from learners.sft_train import _same_run
+
+    run = {"variant": "closed", "data": "/d.jsonl", "settings": {"max_steps": 4}}
+    _same_run(tmp_path, run, None)
+    (tmp_path / "checkpoint-2").mkdir()
+    _same_run(tmp_path, run, tmp_path / "checkpoint-2")  # the same run: resumes
+    with pytest.raises(ValueError, match="other settings"):
+        _same_run(tmp_path, {**run, "settings": {"max_steps": 8}}, tmp_path / "checkpoint-2")
+
+
+def test_a_finished_training_with_other_settings_is_not_taken_as_done(tmp_path):
+    from dataclasses import asdict
+
+    learner = ClosedSFTLearner(state_dir=str(tmp_path), max_steps=3)
+    (tmp_path / "train").mkdir()
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    done = {"variant": "closed", "settings": asdict(learner.config.train), "steps": 3}
+    (tmp_path / "train" / "train_result.json").write_text(json.dumps(done))
+    assert learner._finished_training() == done
+    other = ClosedSFTLearner(state_dir=str(tmp_path), max_steps=5)
+    with pytest.raises(SFTLearnerError, match="other\\s+settings"):
+        other._finished_training()
