@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import threading
 import time
@@ -276,7 +277,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = SFTSettings.from_dict(json.loads(Path(args.settings).read_text())) if args.settings else SFTSettings()
     result = train_sft(args.data, args.base, args.variant, args.out, args.model_dir, settings)
-    print(json.dumps({k: v for k, v in asdict(result).items() if k != "losses"}))
+    if int(os.environ.get("RANK", "0")) == 0:  # one line per run, not per process
+        print(json.dumps({k: v for k, v in asdict(result).items() if k != "losses"}))
 
 
 if __name__ == "__main__":

@@ -44,12 +44,13 @@ def main() -> None:
         for name, lora in (("full", False), ("lora", True)):
             settings = Path(tmp) / f"{name}.json"
             settings.write_text(json.dumps(asdict(SFTSettings(max_steps=args.steps, batch_size=args.batch_size,
-                                                              lora=lora, save_steps=10 * args.steps))))
+                                                              lora=lora, save_steps=10 * args.steps, logging_steps=1))))
             done = subprocess.run([sys.executable, "-m", "learners.sft_train", "--data", str(data), "--base",
                                    str(smollm2_directory()), "--variant", "closed", "--out", str(Path(tmp) / name),
                                    "--model-dir", str(Path(tmp) / f"{name}-model"), "--settings", str(settings)],
                                   check=True, capture_output=True, text=True)
-            results[name] = TrainResult(**json.loads(done.stdout.strip().splitlines()[-1]))
+            report = [line for line in done.stdout.splitlines() if line.startswith('{"')][-1]
+            results[name] = TrainResult(**json.loads(report))
     table = Table(title=f"SFT on CPU, smollm2-135m, {args.steps} steps of {args.batch_size}, closed prompts")
     for col in ("mode", "seconds", "tokens", "tokens/s", "peak MB", "loss"):
         table.add_column(col, justify="right")

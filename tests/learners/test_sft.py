@@ -106,3 +106,33 @@ def test_a_killed_evolve_resumes_from_its_last_checkpoint_and_probe_reads_the_mo
     probe = json.loads(probe_out.read_text())
     assert probe["n"] == 3 and 0 <= probe["recall"] <= 1 and len(probe["answers"]) == 3
     assert {"numpy", "zwc", "description", "answer", "named", "correct"} <= set(probe["answers"][0])
+
+
+@pytest.mark.xdist_group("sft-cli")
+def test_training_under_torch_distributed_saves_one_merged_model(task_env, tmp_path):
+    """The scale-out path (what accelerate launch / torchrun run on GPUs), on 2 CPU processes (gloo)."""
+    from safetensors.torch import load_file
+
+    from agents.models.transformers_model import smollm2_directory
+    from learners.sft_data import collect
+
+    task_env.docs_chars = 400
+    try:
+        collect(Agent(model="reference"), task_env, task_env.tasks("train")[:4], tmp_path / "t.jsonl")
+    finally:
+        task_env.docs_chars = None
+    (tmp_path / "s.json").write_text(json.dumps({"max_steps": 2, "batch_size": 1, "lora": True, "save_steps": 1,
+                                                 "max_length": 512, "warmup_ratio": 0.0}))
+    torchrun = Path(sys.executable).with_name("torchrun")
+    done = subprocess.run([str(torchrun), "--nproc_per_node", "2", "-m", "learners.sft_train", "--data",
+                           str(tmp_path / "t.jsonl"), "--base", str(smollm2_directory()), "--variant", "closed",
+                           "--out", str(tmp_path / "ck"), "--model-dir", str(tmp_path / "model"), "--settings",
+                           str(tmp_path / "s.json")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [line] = [x for x in done.stdout.splitlines() if x.startswith("{\"")]  # the main process reports once
+    assert json.loads(line)["steps"] == 2
+    assert (tmp_path / "model" / "config.json").is_file() and not (tmp_path / "model" / "adapter_config.json").exists()
+    tuned = load_file(tmp_path / "model" / "model.safetensors")
+    base = load_file(smollm2_directory() / "model.safetensors")
+    key = next(k for k in base if "layers.0.self_attn.q_proj.weight" in k)
+    assert set(tuned) == set(base) and not torch.equal(tuned[key], base[key])
