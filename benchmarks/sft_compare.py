@@ -5,7 +5,8 @@ optimiser steps. The base model and each fine-tuned model are probed for API rec
 catalogued functions, and the ones the slice trains) and evaluated closed-book on the
 single_test tasks of the trained functions. Training throughput and peak memory come from
 the runs themselves. Writes ``OUT/report.md``, ``OUT/sft.png`` and ``OUT/summary.json``;
-each learner's state and model under ``OUT/<learner>/``, so a killed comparison rerun resumes.
+each learner's state and model under ``OUT/<learner>/``, so a rerun after a kill does not redo
+a finished collection or training (training resumes from its last checkpoint).
 """
 
 from __future__ import annotations
@@ -39,19 +40,18 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
     out.mkdir(parents=True, exist_ok=True)
     functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
     numpy_paths = {f"numpy.{f}" for f in functions}  # selected_functions are relative to numpy
-    probe_at = {"limit": probe_limit}
     rows = [_row("base", Agent(model=model, max_tokens=max_tokens), env, out, functions, numpy_paths, n, limit, {},
-                 probe_at)]
+                 probe_limit)]
     for name in learners:
         learner = make(name, limit=train_limit, gather_model=gather_model, state_dir=str(out / name / "learner"),
                        model_dir=str(out / name / "model"), max_steps=steps, **(settings or {}))
         agent = Agent(model=model, learner=learner, max_tokens=max_tokens)
         agent.evolve(env)
         learner.save(out / name / "learner")
-        rows.append(_row(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_at))
+        rows.append(_row(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_limit))
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
-              "probe_limit": probe_limit,
-              "gather_model": gather_model, "max_tokens": max_tokens, "settings": settings or {},
+              "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
+              "settings": settings or {},
               "trained_functions": functions, "zwc": env.mapping.origin, "code_version": _code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     _write_report(rows, out, config)
@@ -59,8 +59,8 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
 
 
 def _row(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str], numpy_paths: set[str], n: int,
-         limit: int | None, train: dict, probe_at: dict) -> SFTRow:
-    report = probe(agent.model, env.mapping, **probe_at)
+         limit: int | None, train: dict, probe_limit: int | None) -> SFTRow:
+    report = probe(agent.model, env.mapping, limit=probe_limit)
     report.write(out / name / "probe.json")
     results = out / name / "closed.jsonl"
     results.unlink(missing_ok=True)
