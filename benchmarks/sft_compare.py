@@ -81,7 +81,7 @@ def verdict(rows: list[SFTRow]) -> str:
 
     o1, c1 = o.evaluation.pass_at.get(1, 0.0), c.evaluation.pass_at.get(1, 0.0)
     outcome = ("holds" if o.probe.recall < c.probe.recall else
-               "cannot be told apart" if o.probe.recall == c.probe.recall else "does not hold")
+               "is not visible (equal recall)" if o.probe.recall == c.probe.recall else "does not hold")
     return (f"Open-SFT's closed-book API recall ({100 * o.probe.recall:.1f}%) is "
             f"{compare(o.probe.recall, c.probe.recall)} Closed-SFT's ({100 * c.probe.recall:.1f}%), and its "
             f"closed-book pass@1 ({100 * o1:.1f}%) is {compare(o1, c1)} Closed-SFT's ({100 * c1:.1f}%): "

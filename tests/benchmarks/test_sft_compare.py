@@ -1,0 +1,23 @@
+"""sebench sft-compare end to end at the smallest size: three rows, a verdict, a plot."""
+
+import json
+
+import pytest
+
+from benchmarks.sft_compare import HEADER, sft_compare, table_rows, verdict
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_sft_compare_writes_the_table_the_verdict_and_the_plot(task_env, smollm2, tmp_path):
+    rows = sft_compare(task_env, tmp_path, train_limit=3, steps=1, n=1, limit=2, probe_limit=4, max_tokens=48,
+                       settings={"batch_size": 1, "docs_chars": 400, "max_length": 512})
+    assert [r.name for r in rows] == ["base", "closed-sft", "open-sft"]
+    assert rows[0].train == {} and all(r.train["steps"] == 1 for r in rows[1:])
+    assert rows[1].train["variant"] == "closed" and rows[2].train["variant"] == "open"
+    assert all(r.probe.n == 4 and r.evaluation.n_tasks <= 2 for r in rows)
+    assert all(len(cells) == len(HEADER) for cells in table_rows(rows))
+    report = (tmp_path / "report.md").read_text()
+    assert report.count("\n| ") == 4 and verdict(rows) in report and "Open-Book Paradox" in verdict(rows)
+    assert (tmp_path / "sft.png").stat().st_size > 1000
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["config"]["trained_functions"] and len(summary["rows"]) == 3
