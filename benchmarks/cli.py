@@ -312,7 +312,7 @@ def evolve_command(
     env = _load_env(zwc)
     try:
         report = Agent(model=model, learner=learner_obj, max_tokens=max_tokens).evolve(env)
-    except RuntimeError as exc:  # e.g. SFTLearnerError: nothing collected, no local weights
+    except (RuntimeError, ValueError) as exc:  # SFTLearnerError (nothing collected ...), checkpoints of other settings
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     finally:

@@ -140,7 +140,7 @@ def _keep(task: Task, trajectories: list[Trajectory], env: ZWCEnv, report: Colle
             report.duplicates += 1
             continue
         seen.add(completion)
-        prompt_open = [m for m in trajectory.messages[:2]]  # system + the first user turn, docs included
+        prompt_open = list(trajectory.messages[:2])  # system + the first user turn, docs included
         kept.append(SFTSample(task_id=task.task_id, functions=list(task.selected_functions), sample=trajectory.sample,
                               prompt_open=prompt_open, prompt_closed=closed, completion=completion,
                               source=report.source))
