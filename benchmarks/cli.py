@@ -414,6 +414,9 @@ def sft_compare_command(
         rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
                            limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
                            settings=_overrides(settings), probe_limit=probe_limit)
+    except (RuntimeError, ValueError) as exc:  # SFTLearnerError, unknown settings, checkpoints of other settings
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
     finally:
         env.close()
     table = Table(title=f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")

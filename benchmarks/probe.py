@@ -90,16 +90,14 @@ def _same_object(mapping: Mapping) -> dict[str, set[str]]:
     return {zwc: groups[key] for zwc, key in objects.items()}
 
 
-def probe(model: Model, mapping: Mapping, *, limit: int | None = None, max_tokens: int = 40,
-          functions: list[str] | None = None) -> ProbeReport:
-    """Ask ``model`` for every catalogued function (or ``functions``, NumPy paths; or the first
-    ``limit``) and score its answers."""
+def probe(model: Model, mapping: Mapping, *, limit: int | None = None, max_tokens: int = 40) -> ProbeReport:
+    """Ask ``model`` about every catalogued function (or the first ``limit``) and score its answers."""
     from envs.zwc.catalogue import BY_PATH
     from envs.zwc.tasks.phrasing import summary
 
-    entries = [e for e in mapping if functions is None or e.numpy in set(functions)][:limit]
+    entries = list(mapping)[:limit]
     if not entries:
-        raise ValueError("the probe has no functions to ask about (empty mapping, or no match for functions=)")
+        raise ValueError("the probe has no functions to ask about (an empty mapping, or limit < 1)")
     descriptions = [summary(BY_PATH[e.numpy]) for e in entries]
     started = time.perf_counter()
     outputs = model.generate([probe_prompt(d) for d in descriptions], n=1, temperature=0.0, max_tokens=max_tokens)

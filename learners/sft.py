@@ -80,19 +80,19 @@ def _bar(description: str):
 
 
 def base_model_path(model) -> Path:
-    """The local weights behind a model (a backend, or a name: resolved without loading it); SFT needs them."""
+    """The local weights behind a model: a backend with ``.path``, or a name, resolved without
+    loading it (``smollm2-135m``, a directory, ``vllm:<directory>``). SFT needs them."""
     if isinstance(model, str | Path):
-        if str(model) == "smollm2-135m":
+        name = str(model)
+        if name == "smollm2-135m":
             from agents.models.transformers_model import smollm2_directory
 
             return smollm2_directory()
-        if (Path(model) / "config.json").is_file():
-            return Path(model)
-        raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {str(model)!r} has none here; "
-                              "use smollm2-135m or a model directory")
-    path = getattr(model, "path", None)
+        path = name.removeprefix("vllm:")
+    else:
+        name, path = model.name, getattr(model, "path", None)
     if path is None or not (Path(path) / "config.json").is_file():
-        raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {model.name!r} has none here; "
+        raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {name!r} has none here; "
                               "use smollm2-135m, a model directory, or vllm:<directory>")
     return Path(path)
 
@@ -102,7 +102,6 @@ class _SFTLearner:
 
     name = "sft"
     variant = "closed"
-    parametric = True
 
     def __init__(self, config: SFTLearnerConfig | None = None, **overrides: Any):
         self.config = config or SFTLearnerConfig.from_overrides(overrides)
@@ -148,17 +147,17 @@ class _SFTLearner:
             env.docs_chars = budget
         write_report(report, self.state_dir / "collect_report.json")
         self.collect_report = {**report.__dict__, "acceptance": round(report.acceptance, 4)}
-        if report.kept == 0:
+        if report.in_file == 0:
             raise SFTLearnerError(f"{gatherer.name} passed none of {report.attempts} open-book attempts on "
                                   f"{len(tasks)} train tasks, so there is nothing to fine-tune on; gather with a "
                                   "teacher (gather_model='reference' or a stronger model) or raise samples")
         if self.config.collect_only:
             return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
-                                details={"gathered_with": gatherer.name, "kept": report.kept, "collect_only": True,
+                                details={"gathered_with": gatherer.name, "kept": report.in_file, "collect_only": True,
                                          "data": str(data)})
         self.train_result = self._finished_training() or self._train(data, base)
         agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}")
-        details = {"gathered_with": gatherer.name, "kept": report.kept, "acceptance": round(report.acceptance, 3),
+        details = {"gathered_with": gatherer.name, "kept": report.in_file, "acceptance": round(report.acceptance, 3),
                    **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
                                                              "tokens_per_second", "peak_memory_mb", "first_loss",
                                                              "last_loss")},
@@ -203,14 +202,6 @@ class _SFTLearner:
         self.config = SFTLearnerConfig(**config)
         self.config.model_dir = state["model_dir"]
         self.base_model, self.collect_report, self.train_result = state["base_model"], state["collect"], state["train"]
-
-    def trained_model(self):
-        """The fine-tuned model as a backend (after ``evolve`` or ``load``)."""
-        from agents.models.transformers_model import TransformersModel
-
-        if not (self.model_dir / "config.json").is_file():
-            raise SFTLearnerError(f"{self.model_dir}: no fine-tuned model yet; run evolve first")
-        return TransformersModel(self.model_dir, name=self.name)
 
 
 class OpenSFTLearner(_SFTLearner):

@@ -50,7 +50,8 @@ class SFTSample(BaseModel):
 class CollectReport:
     tasks: int = 0
     attempts: int = 0
-    kept: int = 0
+    kept: int = 0          # samples this run added
+    in_file: int = 0       # samples in the file, earlier (resumed) runs included
     duplicates: int = 0
     resumed: int = 0
     failures: dict[str, int] = field(default_factory=dict)
@@ -115,6 +116,7 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
                     return
                 for sample in _keep(by_id[trajectory.task_id], finished.pop(trajectory.task_id), env, report):
                     handle.write(sample.model_dump_json() + "\n")
+                    report.kept += 1
                 handle.flush()
                 os.fsync(handle.fileno())
                 marker.write(trajectory.task_id + "\n")
@@ -124,7 +126,7 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
 
         agent.run_episodes(env, [(t, s) for t in pending for s in range(samples)], phase="train", mode="open",
                            temperature=temperature, on_done=on_done)
-    report.kept = len(read_samples(out))
+    report.in_file = len(read_samples(out))
     return report
 
 

@@ -61,6 +61,8 @@ class SFTSettings:
                     if getattr(self, name) < 1]
         if self.max_steps <= 0 and self.epochs <= 0:
             problems.append("give max_steps > 0 or epochs > 0")
+        if not 0 <= self.warmup_ratio < 1:
+            problems.append(f"warmup_ratio must be in [0, 1) (got {self.warmup_ratio})")
         if not self.learning_rate > 0:
             problems.append(f"learning_rate must be > 0 (got {self.learning_rate})")
         if problems:
@@ -96,11 +98,9 @@ class TrainResult:
 
 def _checkpointing(on: bool) -> dict[str, bool]:
     """Activation checkpointing under the name this transformers knows (renamed in 5.x)."""
-    from dataclasses import fields as dataclass_fields
-
     from trl import SFTConfig
 
-    names = {f.name for f in dataclass_fields(SFTConfig)}
+    names = {f.name for f in fields(SFTConfig)}
     return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": on}
 
 
@@ -110,8 +110,9 @@ def _same_run(out_dir: Path, run: dict, resume: Path | None) -> None:
     if resume is not None and record.is_file() and json.loads(record.read_text()) != run:
         raise ValueError(f"{out_dir} holds checkpoints of a run with other settings or data ({record}); "
                          "train into another directory, or delete it to start over")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps(run, indent=1) + "\n")
+    if int(os.environ.get("RANK", "0")) == 0:  # every process checks; the main one records
+        out_dir.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(run, indent=1) + "\n")
 
 
 def last_checkpoint(out_dir: str | Path) -> Path | None:

@@ -48,7 +48,11 @@ def test_collect_rejects_failures_and_resumes_finished_tasks(task_env, tmp_path)
     report = collect(Agent(model=ConstantModel()), task_env, tasks, out)
     assert report.kept == 0 and report.attempts == 3 and report.failures.get("passed", 0) == 0
     again = collect(Agent(model="reference"), task_env, tasks, out)
-    assert again.resumed == 3 and again.attempts == 0  # every task was already finished
+    assert again.resumed == 3 and again.attempts == 0 and again.in_file == 0  # every task was already finished
+    other = tmp_path / "u.jsonl"
+    collect(Agent(model="reference"), task_env, tasks[:2], other)
+    more = collect(Agent(model="reference"), task_env, tasks, other)  # one task left to do
+    assert (more.resumed, more.attempts, more.kept, more.in_file) == (2, 1, 1, 3)
 
 
 def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, smollm2, tmp_path):
@@ -65,6 +69,8 @@ def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, smollm2, 
 def test_settings_are_validated_and_unknown_keys_named():
     with pytest.raises(ValueError, match="batch_size"):
         SFTSettings(batch_size=0)
+    with pytest.raises(ValueError, match="warmup_ratio"):
+        SFTSettings(warmup_ratio=1.5)
     with pytest.raises(ValueError, match="max_stepz"):
         SFTLearnerConfig.from_overrides({"max_stepz": 3})
     config = SFTLearnerConfig.from_overrides({"limit": 5, "max_steps": 3, "lora": True})
@@ -75,6 +81,10 @@ def test_base_model_path_needs_local_weights(smollm2):
     assert (base_model_path(smollm2) / "config.json").is_file()
     with pytest.raises(SFTLearnerError, match="local weights"):
         base_model_path(ConstantModel())
+    directory = base_model_path(smollm2)
+    assert base_model_path("smollm2-135m") == base_model_path(str(directory)) == base_model_path(f"vllm:{directory}")
+    with pytest.raises(SFTLearnerError, match="'openai:http://x#m'"):
+        base_model_path("openai:http://x#m")
 
 
 def test_accelerate_configs_parse():
