@@ -1,15 +1,18 @@
 """Static checks of candidate code, run before anything executes.
 
-A candidate passes only if it imports zwc, defines the entry function, calls zwc inside
-it (directly or through its own helpers) and returns a value that depends on a zwc call
-(SE-Bench's rule); never imports or names NumPy; and uses no way around the wrapper:
-no ``_``-prefixed attribute, no ``__`` name (``__name__`` aside), no reflection builtin,
-no import outside ``ALLOWED_IMPORTS``, no string that spells a dunder, no known
-reflection gadget (frame, traceback and code attributes, ``attrgetter`` ...), no
-``str.format`` on a computed template. Every rejection carries a reason code and a line.
+A candidate passes only if it imports zwc, defines the entry function and calls zwc
+somewhere (a fast first filter: whether a catalogued zwc function really runs in every
+test is verified at run time, by the sandbox); never imports or names NumPy; and uses no
+way around the wrapper: no ``_``-prefixed attribute, no ``__`` name (``__name__`` aside),
+no reflection builtin (``hasattr`` only as ``hasattr(obj, "public_name")``), no import
+outside ``ALLOWED_IMPORTS``, no string that spells a dunder, no known reflection gadget
+(frame, traceback and code attributes, ``attrgetter`` ...), no ``str.format`` on a
+computed template, no attribute written on an imported module or what it holds. Every
+rejection carries a reason code and a line.
 
-These checks are the first wall; the sandbox's restricted builtins, guarded imports and
-audit hook are the second; process limits the third.
+These checks are the first wall; the sandbox's restricted builtins, guarded imports, audit
+hook, immutable classes and run-time usage count are the second; process limits and the
+kernel's filters the third.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ FORBIDDEN_MODULES = frozenset({  # named in messages: the modules people reach f
     "builtins", "types", "code", "codeop", "socket", "shutil", "pathlib", "io", "signal",
     "threading", "multiprocessing", "traceback", "string", "dataclasses", "weakref",
 })
-FORBIDDEN_BUILTINS = frozenset({
-    "getattr", "setattr", "delattr", "hasattr", "vars", "globals", "locals", "eval", "exec",
+FORBIDDEN_BUILTINS = frozenset({  # hasattr is allowed with a literal public name (see _Visitor.visit_Call)
+    "getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec",
     "compile", "open", "breakpoint", "input", "help", "memoryview", "exit", "quit",
     "__import__", "__build_class__", "__loader__", "__spec__", "__builtins__",
 })
@@ -65,7 +68,7 @@ class Reason(StrEnum):
     UNKNOWN_ZWC_NAME = "unknown_zwc_name"
     NO_ZWC_IMPORT = "no_zwc_import"
     NO_ZWC_CALL = "no_zwc_call"
-    RESULT_NOT_FROM_ZWC = "result_not_from_zwc"
+    MODULE_WRITE = "module_write"
 
 
 _FAILURE_OF = {
@@ -74,7 +77,6 @@ _FAILURE_OF = {
     Reason.NUMPY_IMPORT: Failure.NUMPY_USED, Reason.NUMPY_NAME: Failure.NUMPY_USED,
     Reason.UNKNOWN_ZWC_NAME: Failure.UNKNOWN_API,
     Reason.NO_ZWC_IMPORT: Failure.NO_ZWC_CALL, Reason.NO_ZWC_CALL: Failure.NO_ZWC_CALL,
-    Reason.RESULT_NOT_FROM_ZWC: Failure.NO_ZWC_CALL,
 }
 
 
@@ -110,7 +112,7 @@ def check_code(code: str, entry_point: str, zwc_names: set[str] | frozenset[str]
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", 0) or 0
         return Rejection(Reason.SYNTAX, f"syntax error: {getattr(exc, 'msg', exc)}", line)
-    visitor = _Visitor(zwc_names, _bound_names(tree), numpy_mode)
+    visitor = _Visitor(zwc_names, _bound_names(tree), numpy_mode, _imported_names(tree))
     try:
         visitor.visit(tree)
     except RecursionError:
@@ -128,8 +130,11 @@ def check_code(code: str, entry_point: str, zwc_names: set[str] | frozenset[str]
 class _Visitor(ast.NodeVisitor):
     """Collects security rejections and where zwc is bound."""
 
-    def __init__(self, zwc_names: set[str] | frozenset[str], bound: set[str], numpy_mode: bool = False):
+    def __init__(self, zwc_names: set[str] | frozenset[str], bound: set[str], numpy_mode: bool = False,
+                 imported: set[str] | None = None):
         self.numpy_mode = numpy_mode
+        self.imported = imported or set()  # names bound by import statements
+        self.hasattr_calls: set[int] = set()  # ids of `hasattr` names called the allowed way
         self.zwc_names = zwc_names
         self.bound = bound  # names the candidate binds itself: "np" may be its own variable
         self.rejections: list[Rejection] = []
@@ -197,7 +202,21 @@ class _Visitor(ast.NodeVisitor):
         elif name in FORBIDDEN_BUILTINS:
             self.reject(Reason.FORBIDDEN_BUILTIN, f"uses {name!r}", node)
 
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "hasattr":
+            name = node.args[1] if len(node.args) == 2 and not node.keywords else None
+            if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier() \
+                    and not name.value.startswith("_") and name.value not in GADGET_ATTRIBUTES:
+                self.hasattr_calls.add(id(func))
+        self.generic_visit(node)
+
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "hasattr":
+            if id(node) not in self.hasattr_calls:
+                self.reject(Reason.FORBIDDEN_BUILTIN, "hasattr takes an object and a public attribute name "
+                            "written as a string literal: hasattr(x, \"shape\")", node)
+            return
         self._check_identifier(node.id, node)
         if node.id in ("numpy", "np") and node.id not in self.bound and not self.numpy_mode:
             self.reject(Reason.NUMPY_NAME, f"uses {node.id!r}: NumPy is not available, use zwc", node)
@@ -211,6 +230,9 @@ class _Visitor(ast.NodeVisitor):
         elif node.attr == "format" and not isinstance(node.value, ast.Constant):
             self.reject(Reason.COMPUTED_FORMAT, "str.format on a computed template", node)
         path = _dotted(node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and path.split(".")[0] in self.imported:
+            self.reject(Reason.MODULE_WRITE, f"writes the attribute {path!r} of an imported module; "
+                        "modules and what they hold are read-only", node)
         if path:
             root, _, rest = path.partition(".")
             if root in self.aliases and rest:
@@ -294,6 +316,12 @@ def _bound_names(tree: ast.AST) -> set[str]:
     return bound
 
 
+def _imported_names(tree: ast.AST) -> set[str]:
+    """Names that import statements bind."""
+    return {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+
+
 def _dotted(node: ast.AST) -> str:
     """``a.b.c`` for a pure attribute chain on a name, else ''."""
     parts = []
@@ -306,88 +334,17 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-# -- the SE-Bench usage rule -----------------------------------------------------------------
+# -- the SE-Bench usage rule, as a first filter --------------------------------------------
 def _check_usage(tree: ast.Module, entry_point: str, visitor: _Visitor) -> Rejection | None:
+    """Imports zwc, defines the entry, calls zwc somewhere. What the entry returns is not
+    judged here: the sandbox verifies at run time that a catalogued zwc function ran in
+    each test (an honest filter by a zwc predicate returns plain values)."""
     if not visitor.aliases:
         return Rejection(Reason.NO_ZWC_IMPORT, "does not import zwc")
-    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    defs = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if entry_point not in defs:
         return Rejection(Reason.NO_ENTRY, f"does not define the function {entry_point!r}")
-    calls_zwc = _functions_calling_zwc(defs, visitor.aliases)
-    entry = defs[entry_point]
-    if entry_point not in calls_zwc:
-        return Rejection(Reason.NO_ZWC_CALL, f"{entry_point}() never calls zwc", entry.lineno)
-    producing = _functions_returning_zwc(defs, visitor.aliases)
-    if entry_point not in producing:
-        return Rejection(Reason.RESULT_NOT_FROM_ZWC,
-                         f"the value {entry_point}() returns does not depend on a zwc call", entry.lineno)
+    if not any(isinstance(node, ast.Call) and _dotted(node.func).split(".")[0] in visitor.aliases
+               for node in ast.walk(tree)):
+        return Rejection(Reason.NO_ZWC_CALL, "never calls a zwc function")
     return None
-
-
-def _is_zwc_call(node: ast.AST, aliases: dict[str, str], helpers: set[str]) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    root = _dotted(node.func).split(".")[0] if _dotted(node.func) else ""
-    return root in aliases or root in helpers
-
-
-def _mentions(node: ast.AST, aliases: dict[str, str], helpers: set[str], tainted: set[str]) -> bool:
-    for sub in ast.walk(node):
-        if _is_zwc_call(sub, aliases, helpers):
-            return True
-        if isinstance(sub, ast.Name) and sub.id in tainted:
-            return True
-    return False
-
-
-def _functions_calling_zwc(defs: dict, aliases: dict[str, str]) -> set[str]:
-    """Functions whose body calls zwc, directly or through other such functions (fixpoint)."""
-    found: set[str] = set()
-    while True:
-        new = {name for name, fn in defs.items()
-               if any(_is_zwc_call(n, aliases, found) for n in ast.walk(fn))}
-        if new == found:
-            return found
-        found = new
-
-
-def _functions_returning_zwc(defs: dict, aliases: dict[str, str]) -> set[str]:
-    """Functions whose returned value depends on a zwc call (taint analysis, fixpoint)."""
-    found: set[str] = set()
-    while True:
-        new = {name for name, fn in defs.items() if _returns_zwc(fn, aliases, found)}
-        if new == found:
-            return found
-        found = new
-
-
-def _returns_zwc(fn: ast.AST, aliases: dict[str, str], helpers: set[str]) -> bool:
-    tainted: set[str] = set()
-    changed = True
-    while changed:  # propagate taint through assignments until nothing changes
-        changed = False
-        for node in ast.walk(fn):
-            targets: list[ast.AST] = []
-            value: ast.AST | None = None
-            if isinstance(node, ast.Assign):
-                targets, value = node.targets, node.value
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                targets, value = [node.target], node.value
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                targets, value = [node.target], node.iter
-            elif isinstance(node, ast.NamedExpr):
-                targets, value = [node.target], node.value
-            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                targets, value = [node.optional_vars], node.context_expr
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and isinstance(node.func.value, ast.Name)):  # acc.append(zwc_value)
-                targets, value = [node.func.value], node
-            if value is None or not _mentions(value, aliases, helpers, tainted):
-                continue
-            for target in targets:
-                for sub in ast.walk(target):
-                    if isinstance(sub, ast.Name) and sub.id not in tainted:
-                        tainted.add(sub.id)
-                        changed = True
-    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
-    return any(_mentions(r.value, aliases, helpers, tainted) for r in returns)

@@ -17,20 +17,25 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.checks import check_code
 from envs.zwc.docs import DocIndex, build_api_doc, write_docs
 from envs.zwc.errors import ProtocolError, ZWCEnvError
-from envs.zwc.grading import grade, rejected
+from envs.zwc.grading import UsageRule, grade, rejected
 from envs.zwc.names import Mapping
-from envs.zwc.package import public_names, write_package
+from envs.zwc.package import public_names, refresh_runtime, write_package
 from envs.zwc.sandbox import Limits, SandboxPool
 from envs.zwc.task import Task, read_tasks
 from envs.zwc.verdict import Verdict
 
 Phase = Literal["train", "test"]
 Mode = Literal["closed", "open", "search", "numpy"]
+Usage = Literal["standard", "strict"]
 SPLITS = ("train", "single_test", "multiple_test")
 PHASES, MODES = ("train", "test"), ("closed", "open", "search", "numpy")
+USAGES = ("standard", "strict")
+# functions that only build an array from data: running one alone is not using the library
+CONSTRUCTORS = frozenset(e.numpy for e in CATALOGUE if e.kind == "conversion")
 
 
 class Observation(BaseModel):
@@ -73,11 +78,19 @@ def trim_doc(text: str, chars: int | None) -> str:
 class ZWCEnv:
     """One ZWC build with its docs, tasks and sandbox pool (started on first use)."""
 
-    def __init__(self, root: str | Path, *, workers: int | None = None, limits: Limits | None = None):
+    def __init__(self, root: str | Path, *, workers: int | None = None, limits: Limits | None = None,
+                 usage: Usage = "standard"):
+        if usage not in USAGES:
+            raise ValueError(f"unknown usage rule {usage!r}; choose 'standard' (some catalogued zwc function "
+                             "runs in every test) or 'strict' (single-function tasks must run their own function)")
+        self.usage: Usage = usage
         self.root = Path(root).resolve()
         self.mapping = Mapping.load(self.root / "mapping.json")
         self._doc_index = DocIndex.from_file(self.root / "api_doc.jsonl", self.mapping)
         self._public = frozenset(public_names(self.mapping))
+        self._counted_names = {e.short: e.zwc for e in self.mapping}
+        self._constructors = frozenset(e.short for e in self.mapping if e.numpy in CONSTRUCTORS)
+        refresh_runtime(self.root)
         self._workers, self._limits = workers, limits
         self._pool: SandboxPool | None = None
         self.phase: Phase = "train"
@@ -130,16 +143,20 @@ class ZWCEnv:
         self.docs  # noqa: B018 - raises ProtocolError in phase test
         return self._docs_text(task)
 
-    def _docs_text(self, task: Task) -> str:
-        index = self._doc_index
-        parts = []
+    def function_paths(self, task: Task) -> list[str]:
+        """The zwc paths of the functions ``task`` names (its ``selected_functions``)."""
+        paths = []
         for name in task.selected_functions:
             try:
-                zwc_path = self.mapping.to_zwc(name if "." in name else f"numpy.{name}")
+                paths.append(self.mapping.to_zwc(name if "." in name else f"numpy.{name}"))
             except KeyError:
-                zwc_path = self.mapping.to_zwc(f"numpy.linalg.{name.rsplit('.', 1)[-1]}")
-            parts.append(f"## {zwc_path}\n{trim_doc(index.lookup(zwc_path).text.strip(), self.docs_chars)}")
-        return "\n\n".join(parts)
+                paths.append(self.mapping.to_zwc(f"numpy.linalg.{name.rsplit('.', 1)[-1]}"))
+        return paths
+
+    def _docs_text(self, task: Task) -> str:
+        index = self._doc_index
+        return "\n\n".join(f"## {path}\n{trim_doc(index.lookup(path).text.strip(), self.docs_chars)}"
+                             for path in self.function_paths(task))
 
     def tasks(self, split: str) -> list[Task]:
         if split not in SPLITS:
@@ -182,11 +199,27 @@ class ZWCEnv:
             raise ZWCEnvError("call reset(task, ...) before step(code)")
         return self.check(self._task, code, mode=self._mode)
 
-    def check(self, task: Task, code: str, mode: Mode = "closed") -> Verdict:
-        """Grade ``code`` for ``task``: static checks, then the sandbox, then comparison."""
-        return self.check_many([(task, code)], mode=mode)[0]
+    def check(self, task: Task, code: str, mode: Mode = "closed", usage: Usage | None = None) -> Verdict:
+        """Grade ``code`` for ``task``: static checks, then the sandbox, then comparison.
 
-    def check_many(self, pairs: list[tuple[Task, str]], mode: Mode = "closed") -> list[Verdict]:
+        A pass means the values are right, a catalogued zwc function ran in every test
+        (``usage``: default ``env.usage``), and nothing the candidate did changed the record."""
+        return self.check_many([(task, code)], mode=mode, usage=usage)[0]
+
+    def usage_rule(self, task: Task, mode: Mode = "closed", usage: Usage | None = None) -> UsageRule:
+        """How ``task``'s run-time zwc calls are judged (nothing is required in mode ``numpy``)."""
+        usage = usage or self.usage
+        if usage not in USAGES:
+            raise ValueError(f"unknown usage rule {usage!r}; choose one of {', '.join(USAGES)}")
+        try:
+            targets = frozenset(path.rsplit(".", 1)[1] for path in self.function_paths(task))
+        except KeyError:  # a proposed task may name something outside the catalogue
+            targets = frozenset()
+        return UsageRule(names=self._counted_names, constructors=self._constructors, targets=targets,
+                         strict=usage == "strict", required=mode != "numpy")
+
+    def check_many(self, pairs: list[tuple[Task, str]], mode: Mode = "closed",
+                   usage: Usage | None = None) -> list[Verdict]:
         """Grade many (task, code) pairs in parallel through the sandbox pool."""
         numpy_mode = mode == "numpy"
         verdicts: list[Verdict | None] = [None] * len(pairs)
@@ -200,7 +233,7 @@ class ZWCEnv:
                 slots.append(i)
         if jobs:
             for i, answer in zip(slots, self.pool.run_many(jobs), strict=True):
-                verdicts[i] = grade(pairs[i][0], answer)
+                verdicts[i] = grade(pairs[i][0], answer, self.usage_rule(pairs[i][0], mode, usage))
         return [v for v in verdicts if v is not None]
 
     @property

@@ -3,13 +3,18 @@
 Run as ``python -m envs.zwc.forkserver PACKAGE_DIR`` by ``sandbox.SandboxPool``; speaks
 JSON lines on stdin/stdout. Before serving it imports NumPy (single-threaded BLAS, since
 children are forked), the zwc package, the allowed modules, and calls every zwc function
-once so that lazy imports happen here and not in a child that may not import.
+once so that lazy imports happen here and not in a child that may not import; then it
+builds the module proxies and the fingerprint of shared state, and makes every class
+immutable (``sandbox_state.py``).
 
 Per request: a private working directory, a pipe, ``fork``; the child confines itself and
 runs the candidate (``sandbox_child``); the server reads the child's JSON lines until EOF
 or the wall-clock limit, kills the child's whole process group on timeout or on too much
-output, reaps it, classifies how it ended and answers. Nothing the child does can reach the
-server except bytes on that pipe, which the server reads with a size cap.
+output, reaps it, classifies how it ended and answers (death by SIGSYS: the seccomp filter of
+``kernel_walls`` stopped a forbidden system call, answered as ``"killed": "syscall"``).
+Nothing the child does can reach the server except bytes on that pipe, which the server
+reads with a size cap. The hello line carries ``walls``: the kernel walls that a probe at
+start-up found working (``kernel_walls.probe``).
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ def _reap(block: bool = False) -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _run_one(request: dict, runtime, proxies, harness) -> dict:
+def _run_one(request: dict, runtime, proxies, state, harness) -> dict:
     _reap()
     workdir = tempfile.mkdtemp(prefix="zwc-sandbox-")
     read_fd, write_fd = os.pipe()
@@ -82,7 +87,7 @@ def _run_one(request: dict, runtime, proxies, harness) -> dict:
             os.close(read_fd)
             harness.confine(write_fd, workdir, request["limits"])
             with os.fdopen(write_fd, "w") as out:
-                harness.run_candidate(request, out, runtime, proxies)
+                harness.run_candidate(request, out, runtime, proxies, state)
         except BaseException:  # noqa: BLE001
             status = 3
         os._exit(status)
@@ -126,6 +131,8 @@ def _run_one(request: dict, runtime, proxies, harness) -> dict:
     if not killed and signal_number in (signal.SIGXCPU, signal.SIGKILL) and \
             not any(r.get("event") == "end" for r in records):
         killed = "timeout"
+    if not killed and signal_number == signal.SIGSYS:  # the seccomp filter ended it (kernel_walls)
+        killed = "syscall"
     return {"records": records, "killed": killed, "signal": signal_number,
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "seconds": time.monotonic() - started}
@@ -140,26 +147,31 @@ def _kill_group(pid: int) -> None:
 
 
 def serve(package_dir: str) -> None:
+    from envs.zwc import kernel_walls
+
+    walls = kernel_walls.probe()  # first, while this process is small: the probe forks once
     sys.path.insert(0, package_dir)
     import zwc  # noqa: F401 - imported once, before any fork
     import zwc._runtime as runtime
 
     from envs.zwc import sandbox_child as harness
+    from envs.zwc.sandbox_state import freeze_heap_types
 
-    proxies = harness.build_proxies(zwc)
     _warm(zwc, runtime)
+    proxies, state = harness.prepare(zwc)
+    freeze_heap_types()  # last: every class a child can reach exists now
     gc.collect()
     gc.freeze()  # children need not touch (and so copy) the pages of everything imported so far
     protocol_out = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the protocol
-    protocol_out.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    protocol_out.write(json.dumps({"ready": True, "pid": os.getpid(), "walls": walls}) + "\n")
     protocol_out.flush()
     for line in sys.stdin:
         if not line.strip():
             continue
         try:
             request = json.loads(line)
-            answer = _run_one(request, runtime, proxies, harness)
+            answer = _run_one(request, runtime, proxies, state, harness)
         except Exception as exc:  # noqa: BLE001 - the server must keep serving
             answer = {"records": [], "killed": "", "signal": 0, "exit_code": None,
                       "seconds": 0.0, "server_error": f"{type(exc).__name__}: {exc}"}

@@ -1,8 +1,19 @@
-"""From a sandbox answer to a Verdict: decode values, compare, classify the failure."""
+"""From a sandbox answer to a Verdict: decode values, compare, verify usage, classify.
+
+A pass needs, besides right values: the sandbox's last record ("end": nothing after the
+tests crashed or was cut), no violation anywhere (even one the candidate caught), no
+change to state shared between tests, no output overflow, and, in every test, a
+catalogued zwc function that ran during that test's computation (counted by the zwc
+runtime). Array constructors (the "conversion" kind: ``zwc.<array>(x)``) do not count
+unless the task names them: wrapping plain-Python results is not using the library.
+With ``UsageRule.strict``, a single-function task must run its own function in every test.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from envs.zwc.checks import Rejection
@@ -20,6 +31,43 @@ _CATEGORY_FAILURE = {
     "output": Failure.RESOURCE_LIMIT,
     "runtime": Failure.RUNTIME_ERROR,
 }
+
+
+@dataclass(frozen=True)
+class UsageRule:
+    """How run-time zwc calls are judged for one task.
+
+    Args:
+        names: the name each catalogued function is counted under (its last path part) ->
+            its zwc path.
+        constructors: counted names that do not show use of the library on their own.
+        targets: counted names of the functions the task itself names.
+        strict: a single-function task must run its own function in every test.
+        required: False in the NumPy control (nothing of zwc is expected to run).
+    """
+
+    names: Mapping[str, str]
+    constructors: frozenset[str] = frozenset()
+    targets: frozenset[str] = frozenset()
+    strict: bool = False
+    required: bool = True
+
+    def ran(self, record: dict) -> set[str]:
+        calls = record.get("calls") or {}
+        return {name for name, count in calls.items() if name in self.names and count}
+
+    def problem(self, ran: set[str]) -> str:
+        """Why one test's calls do not count as using zwc ('' when they do)."""
+        if not self.required:
+            return ""
+        if self.strict and len(self.targets) == 1 and not self.targets <= ran:
+            [target] = self.targets
+            return f"the task's function {self.names[target]} did not run (--usage strict)"
+        if any(name not in self.constructors or name in self.targets for name in ran):
+            return ""
+        if ran:
+            return f"only array constructors ran ({', '.join(sorted(self.names[n] for n in ran))})"
+        return "no zwc function ran"
 
 
 def decode(value: Any) -> Any:
@@ -49,42 +97,52 @@ def rejected(rejection: Rejection) -> Verdict:
                    reason=rejection.reason.value)
 
 
-def grade(task: Task, answer: dict) -> Verdict:
-    """Grade one sandbox answer for ``task`` (official records by the official rule)."""
+def grade(task: Task, answer: dict, usage: UsageRule) -> Verdict:
+    """Grade one sandbox answer for ``task`` (official records by the official rule);
+    ``usage`` judges the zwc calls each test made."""
     if answer.get("server_error"):
         return Verdict(passed=False, failure=Failure.SANDBOX_ERROR, detail=answer["server_error"],
                        reason="server_error", seconds=answer.get("seconds", 0.0))
     records = answer.get("records", [])
     seconds = float(answer.get("seconds", 0.0))
     load = next((r for r in records if r.get("event") == "load"), None)
-    end = next((r for r in records if r.get("event") == "end"), {})
-    violations = (load or {}).get("violations", []) + end.get("violations", [])
-    stdout = end.get("stdout", (load or {}).get("stdout", ""))
+    end = next((r for r in records if r.get("event") == "end"), None)
+    tests = [r for r in records if r.get("event") == "test"]
+    violations = [v for r in (load or {}, *tests, end or {}) for v in r.get("violations", [])]
+    stdout = (end or load or {}).get("stdout", "")
     if load is not None and not load.get("ok"):
         failure = _CATEGORY_FAILURE.get(load.get("category", "runtime"), Failure.RUNTIME_ERROR)
         if violations:
             failure = Failure.BYPASS_ATTEMPT
+        elif load.get("output_exceeded"):
+            failure = Failure.RESOURCE_LIMIT
         return Verdict(passed=False, failure=failure, detail=f"while loading: {load.get('error', '')}",
                        reason=load.get("category", ""), stdout=stdout, seconds=seconds)
     expected = task.expected_outputs()
-    by_index = {r["i"]: r for r in records if r.get("event") == "test"}
-    outcomes = []
+    by_index = {r["i"]: r for r in tests}
+    outcomes, ran_all = [], set()
     for i, want in enumerate(expected):
         record = by_index.get(i)
         if record is None:
             outcomes.append(TestOutcome(passed=False, expected=want, error="did not run"))
-        elif not record.get("ok"):
+            continue
+        ran = usage.ran(record)
+        ran_all |= ran
+        calls = sorted(usage.names[n] for n in ran)
+        if not record.get("ok"):
             outcomes.append(TestOutcome(passed=False, expected=want, error=record.get("error", ""),
-                                        seconds=record.get("seconds", 0.0)))
+                                        seconds=record.get("seconds", 0.0), zwc_calls=calls))
         else:
             got = decode(record.get("value"))
             ok = _matches(task, got, record.get("printed", ""), want)
             outcomes.append(TestOutcome(passed=ok, expected=want, got=_jsonable(got),
                                         printed=record.get("printed") or repr(got)[:2000],
-                                        seconds=record.get("seconds", 0.0)))
-    failure, reason, detail = _failure(answer, load, by_index, outcomes, violations)
+                                        seconds=record.get("seconds", 0.0), zwc_calls=calls))
+    failure, reason, detail = _failure(answer, load, end, by_index, outcomes, violations, usage)
+    target_used = usage.targets <= ran_all if usage.required and usage.targets else None
     return Verdict(passed=failure is Failure.PASSED, failure=failure, detail=detail, reason=reason,
-                   tests=outcomes, stdout=stdout, seconds=seconds)
+                   tests=outcomes, stdout=stdout, seconds=seconds,
+                   zwc_calls=sorted(usage.names[n] for n in ran_all), target_used=target_used)
 
 
 def _matches(task: Task, got: Any, printed: str, want: str) -> bool:
@@ -98,10 +156,16 @@ def _matches(task: Task, got: Any, printed: str, want: str) -> bool:
     return values_equal(got, expected, **tolerance)
 
 
-def _failure(answer: dict, load: dict | None, by_index: dict, outcomes: list[TestOutcome],
-             violations: list[str]) -> tuple[Failure, str, str]:
+def _failure(answer: dict, load: dict | None, end: dict | None, by_index: dict, outcomes: list[TestOutcome],
+             violations: list[str], usage: UsageRule) -> tuple[Failure, str, str]:
     if violations:
         return Failure.BYPASS_ATTEMPT, "violation", f"blocked at run time: {', '.join(violations[:3])}"
+    if end is not None and end.get("state_changes"):
+        return (Failure.BYPASS_ATTEMPT, "shared_state",
+                f"changed state shared between tests: {', '.join(end['state_changes'][:3])}")
+    killed = answer.get("killed", "")
+    if killed == "syscall":
+        return Failure.BYPASS_ATTEMPT, "syscall", "made a system call the sandbox forbids"
     errors = [r for r in by_index.values() if not r.get("ok")]
     if errors:
         order = list(_CATEGORY_FAILURE)
@@ -110,14 +174,17 @@ def _failure(answer: dict, load: dict | None, by_index: dict, outcomes: list[Tes
         category = first.get("category", "runtime")
         return (_CATEGORY_FAILURE.get(category, Failure.RUNTIME_ERROR), category,
                 f"test {first['i']}: {first.get('error', '')}")
-    killed = answer.get("killed", "")
     if killed == "timeout":
         return Failure.TIMEOUT, "timeout", f"stopped after {answer.get('seconds', 0):.1f}s"
-    if killed == "output":
-        return Failure.RESOURCE_LIMIT, "output", "sent more output than the sandbox accepts"
-    if load is None or len(by_index) < len(outcomes):
+    if killed == "output" or any(r.get("output_exceeded") for r in (*by_index.values(), end or {})):
+        return Failure.RESOURCE_LIMIT, "output", "printed or sent more output than the sandbox accepts"
+    if load is None or end is None or len(by_index) < len(outcomes):
         sig = answer.get("signal", 0)
         return Failure.RUNTIME_ERROR, "crashed", f"the candidate process ended early (signal {sig})"
+    for i in sorted(by_index):
+        problem = usage.problem(usage.ran(by_index[i]))
+        if problem:
+            return Failure.NO_ZWC_CALL, "no_zwc_call", f"test {i}: {problem}"
     if all(o.passed for o in outcomes):
         return Failure.PASSED, "", ""
     wrong = next(i for i, o in enumerate(outcomes) if not o.passed)

@@ -8,6 +8,7 @@ separate artefact that the closed-book phase withholds.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -42,6 +43,21 @@ def _function_lines(mapping: Mapping, linalg: bool) -> list[str]:
         target = BY_PATH[e.numpy].call_target if e.numpy in BY_PATH else e.numpy
         lines.append(f"{e.short} = _function({target!r}, {e.short!r})")
     return lines
+
+
+def refresh_runtime(out_dir: str | Path) -> bool:
+    """Give a build written by an older version the current runtime (it is ours, copied
+    verbatim; the sandbox needs its call counting). True when the file was replaced."""
+    target = Path(out_dir) / "zwc" / "_runtime.py"
+    if not target.parent.is_dir():
+        return False
+    source = RUNTIME_SOURCE.read_bytes()
+    if target.is_file() and target.read_bytes() == source:
+        return False
+    partial = target.with_name(f"_runtime.py.{os.getpid()}.partial")
+    partial.write_bytes(source)
+    os.replace(partial, target)  # atomic: a concurrent reader sees the old file or the new one
+    return True
 
 
 def write_package(mapping: Mapping, out_dir: str | Path) -> Path:

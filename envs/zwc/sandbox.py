@@ -12,15 +12,30 @@ processes (RLIMIT_NPROC 0 after dropping root to ``nobody``, and the audit hook)
 opens, sockets, subprocesses, frame/code/gc introspection, pickling or new imports (audit
 hook); only allowed modules, as proxies with no module attributes, and no reflection
 builtins (restricted ``__builtins__``); a private temporary working directory; at most
-1 MB of printed output. Not isolated: CPU cache and memory bandwidth (timing side
-channels), the kernel itself (no seccomp or namespaces: a kernel exploit from pure Python
-would be needed), and the wall clock of other candidates on the same cores. A dead or
-wedged server is killed and replaced; the pool keeps serving.
+1 MB of printed output. Kernel walls (``kernel_walls.py``), which hold even where the
+Python walls above have a hole: a seccomp-bpf filter (no fork, clone or clone3, so no
+threads; no exec; no sockets; no ptrace, process_vm_*, pidfd_* or kcmp; kill, tkill,
+tgkill and prlimit64 only on itself; no F_SETOWN; no mount, unshare, setns, chroot, bpf,
+perf_event_open, userfaultfd, io_uring, keys, modules, kexec, reboot, clock setting, System
+V or POSIX IPC, chmod/chown/utimes/xattr writes; calls newer than its table get ENOSYS;
+other architectures and x32 are killed), and Landlock (no file opened, created, removed or
+renamed outside the working directory; from ABI 4 no TCP bind/connect; from ABI 6 no
+signals or abstract UNIX sockets outside the candidate's own domain). A forbidden system
+call kills the candidate with SIGSYS; the answer says ``"killed": "syscall"``.
+``SandboxPool.walls`` says which kernel walls a probe found working at server start; one
+that this kernel lacks is reported (and logged), never silently skipped.
+
+Not isolated: CPU cache and memory bandwidth (timing side channels); the wall clock of
+other candidates on the same cores; kernel bugs reachable through the calls that stay
+allowed (memory, time, files in its own directory, ioctl on descriptors it already has);
+no namespaces, so a candidate may learn whether a path or a pid exists (stat, not open).
+A dead or wedged server is killed and replaced; the pool keeps serving.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import select
@@ -33,6 +48,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from envs.zwc.errors import SandboxError
+from envs.zwc.kernel_walls import describe as describe_walls
+
+_log = logging.getLogger(__name__)
 
 SERVER_START_TIMEOUT = 120.0
 
@@ -64,10 +82,12 @@ class _Server:
             env=env, start_new_session=True, bufsize=0)
         self._buffer = b""
         hello = self._readline(SERVER_START_TIMEOUT)
-        if not hello or not json.loads(hello).get("ready"):
+        greeting = json.loads(hello) if hello else {}
+        if not greeting.get("ready"):
             self.kill()
             raise SandboxError(f"the sandbox server for {package_dir} did not start; "
                                "check that the directory holds a zwc package (`sebench zwc build`)")
+        self.walls: dict = greeting.get("walls", {})
 
     def _readline(self, timeout: float) -> str | None:
         """One protocol line, or None if the server says nothing for ``timeout`` seconds."""
@@ -123,10 +143,15 @@ class SandboxPool:
         self._lock = threading.Lock()
         self._closed = False
         self.restarts = 0
+        self.walls: dict = {}  # which kernel walls hold: {"seccomp": {"active", "detail"}, "landlock": ...}
         with ThreadPoolExecutor(self.workers) as ex:
             for server in ex.map(lambda _: _Server(self.package_dir), range(self.workers)):
                 self._all.append(server)
                 self._idle.put(server)
+        self.walls = self._all[0].walls
+        missing = [name for name, wall in self.walls.items() if not wall.get("active")]
+        if missing:  # the pool still serves, and says so: SandboxPool.walls, README "Grading and the sandbox"
+            _log.warning("sandbox kernel walls missing on this machine: %s", describe_walls(self.walls))
 
     def run(self, code: str, entry: str, inputs: list[str], numpy_mode: bool = False,
             printed: bool = True, limits: Limits | None = None) -> dict:

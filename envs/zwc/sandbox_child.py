@@ -5,10 +5,22 @@ NumPy, the zwc package and this harness already in memory. In the child, in orde
 new session (so the server can kill the whole group), stdin/stdout/stderr to /dev/null,
 every other inherited descriptor closed, private working directory, privileges dropped to
 ``nobody`` when running as root, rlimits (CPU, address space, file size, no new
-processes, no core files), restricted builtins with a guarded ``__import__``, then an
-audit hook that refuses files, processes, sockets, frames, ``gc``, code objects and new
-imports for the rest of the child's life. Results stream back as JSON lines, one per test,
-so a candidate that times out on test 5 still reports tests 1-4.
+processes, no core files), the kernel walls (``kernel_walls.apply``: seccomp filter and
+Landlock, whatever the server's probe found working), restricted builtins with a
+guarded ``__import__``, then an audit hook that refuses files, processes, sockets, frames,
+``gc``, code objects, new imports and writes to function code/defaults and class names for
+the rest of the child's life.
+
+Each test runs in fresh candidate globals (the module is executed again), after the state
+that allowed modules keep is reset (``sandbox_state.py``); the zwc runtime's call counter
+is cleared just before the entry function is called and read just after it returns, so
+each test reports which catalogued zwc functions its computation ran. Results stream back
+as JSON lines, one per test (a candidate that times out on test 5 still reports tests
+1-4), written by ``_dump``: a serialiser made of functions captured at import, before any
+candidate code exists, that only accepts exact built-in types. Nothing the candidate can
+reach (classes are immutable, module proxies refuse writes) takes part in writing a
+record. The last line ("end") says whether shared state changed, every violation and
+whether output overflowed; the grader passes nothing without it.
 """
 
 from __future__ import annotations
@@ -24,7 +36,9 @@ import types
 
 import numpy as _numpy
 
-from envs.zwc.checks import ALLOWED_IMPORTS, FORBIDDEN_BUILTINS, GADGET_ATTRIBUTES
+from envs.zwc import kernel_walls
+from envs.zwc.checks import ALLOWED_IMPORTS, FORBIDDEN_BUILTINS, GADGET_ATTRIBUTES, NUMPY_MODE_IMPORTS
+from envs.zwc.sandbox_state import READ_ONLY, SharedState, frozen_module
 
 STDOUT_KEEP = 64 * 1024  # characters of printed output kept for the verdict
 STDOUT_LIMIT = 1024 * 1024  # characters printed before the candidate is stopped
@@ -32,11 +46,48 @@ VALUE_CHARS = 1024 * 1024  # longest encoded return value
 _DENIED_EVENTS = ("open", "os.", "subprocess.", "socket.", "ctypes.", "sys._getframe",
                   "sys._current_frames", "sys.settrace", "sys.setprofile", "sys._settraceall",
                   "sys._setprofileall", "sys.excepthook", "sys.unraisablehook", "gc.",
-                  "object.__getattr__", "exec", "compile", "import", "marshal.", "pickle.",
+                  "object.__getattr__", "object.__setattr__", "object.__delattr__",
+                  "exec", "compile", "import", "marshal.", "pickle.",
                   "code.__new__", "function.__new__", "cpython.", "mmap.", "resource.",
                   "signal.", "pty.", "shutil.", "tempfile.", "glob.", "sqlite3.", "urllib.",
                   "webbrowser.", "fcntl.", "syslog.", "ftplib.", "http.", "smtplib.",
                   "builtins.input", "builtins.breakpoint", "setopencode", "time.sleep")
+
+# captured now, before any candidate code exists: built-in functions of built-in types
+_escape_str = json.encoder.c_encode_basestring_ascii or json.encoder.py_encode_basestring_ascii
+_int_text, _float_text, _str_slice, _join = int.__repr__, float.__repr__, str.__getitem__, str.join
+_isfinite, _perf_counter, _type, _len = math.isfinite, time.perf_counter, type, len
+
+
+def _dump(value) -> str:
+    """JSON text of a record made of exact built-in types (anything else is refused)."""
+    kind = _type(value)
+    if kind is str:
+        return _escape_str(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if kind is int:
+        return _int_text(value)
+    if kind is float:
+        if _isfinite(value):
+            return _float_text(value)
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if kind is list or kind is tuple:
+        return "[" + _join(",", [_dump(v) for v in value]) + "]"
+    if kind is dict:
+        return "{" + _join(",", [_escape_str(_plain(k)) + ":" + _dump(v) for k, v in value.items()]) + "}"
+    raise TypeError(f"not a record value: {kind.__name__}")
+
+
+def _plain(text) -> str:
+    """An exact ``str`` with ``text``'s characters (a str subclass's methods never run)."""
+    if _type(text) is str:
+        return text
+    if isinstance(text, str):
+        return _str_slice(text, slice(None))
+    return "<not text>"
 
 
 class SandboxViolation(PermissionError):
@@ -51,45 +102,57 @@ class OutputLimitExceeded(Exception):
     """The candidate printed more than STDOUT_LIMIT characters."""
 
 
-class _Gate:
-    """The audit hook's state. Lives only in the child; no path from candidate code to it."""
+class _GateState:
+    """The audit hook's state: an instance (class attributes are frozen), reachable only from
+    this module, which candidate code cannot import."""
 
-    armed = False
-    allow_exec = 0
-    violations: list[str] = []
+    __slots__ = ("armed", "allow_exec", "violations")
+
+    def __init__(self) -> None:
+        self.armed, self.allow_exec, self.violations = False, 0, []
+
+    def violate(self, what: str) -> None:
+        if _len(self.violations) < 20:
+            self.violations.append(what)
+
+
+_GATE = _GateState()
 
 
 def _audit(event: str, args: tuple) -> None:
-    if not _Gate.armed:
+    if not _GATE.armed:
         return
-    if event == "exec" and _Gate.allow_exec:
-        _Gate.allow_exec -= 1
+    if event == "exec" and _GATE.allow_exec:
+        _GATE.allow_exec -= 1
         return
     if event.startswith(_DENIED_EVENTS):
         if event == "object.__getattr__" and len(args) > 1 and args[1] not in GADGET_ATTRIBUTES \
-                and not str(args[1]).startswith(("__", "f_", "tb_", "gi_", "co_", "cr_", "ag_")):
+                and not _plain(args[1]).startswith(("__", "f_", "tb_", "gi_", "co_", "cr_", "ag_")):
             return
-        if len(_Gate.violations) < 20:
-            _Gate.violations.append(event)
+        _GATE.violate(event)
         raise SandboxViolation(f"sandbox: {event} is not permitted")
 
 
 class _Capture:
-    """sys.stdout/sys.stderr for the candidate: keeps the start, stops runaway output."""
+    """sys.stdout/sys.stderr for the candidate: keeps the start, stops runaway output.
+
+    Once the limit is passed the candidate has failed, even if it catches the exception."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.kept = 0
         self.total = 0
+        self.exceeded = False
 
     def write(self, text: str) -> int:
-        text = str(text)
+        text = _plain(str(text))
         self.total += len(text)
         if self.kept < STDOUT_KEEP:
             piece = text[: STDOUT_KEEP - self.kept]
             self.parts.append(piece)
             self.kept += len(piece)
         if self.total > STDOUT_LIMIT:
+            self.exceeded = True
             raise OutputLimitExceeded(f"printed more than {STDOUT_LIMIT} characters")
         return len(text)
 
@@ -102,20 +165,20 @@ class _Capture:
 
 # -- the candidate's view of the world ----------------------------------------------------
 def public_proxy(module: types.ModuleType, name: str) -> types.ModuleType:
-    """A stand-in module holding only ``module``'s public, non-module, non-gadget names.
+    """A stand-in module holding only ``module``'s public, non-module, non-gadget names; it
+    refuses attribute writes.
 
     Real modules leak their own imports (``typing.sys``); proxies do not.
     """
-    proxy = types.ModuleType(name)
     names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+    namespace = {}
     for attr in names:
         if attr.startswith("_") or attr in GADGET_ATTRIBUTES:
             continue
         value = getattr(module, attr, None)
-        if isinstance(value, types.ModuleType):
-            continue
-        setattr(proxy, attr, value)
-    return proxy
+        if not isinstance(value, types.ModuleType):
+            namespace[attr] = value
+    return frozen_module(name, namespace)
 
 
 def build_proxies(zwc_module: types.ModuleType) -> dict[str, types.ModuleType]:
@@ -125,26 +188,42 @@ def build_proxies(zwc_module: types.ModuleType) -> dict[str, types.ModuleType]:
     proxies: dict[str, types.ModuleType] = {}
     for name in sorted(ALLOWED_IMPORTS - {"zwc"}):
         proxies[name] = public_proxy(importlib.import_module(name), name)
-    proxies["collections"].abc = proxies["collections.abc"]
+    vars(proxies["collections"])["abc"] = proxies["collections.abc"]
     import numpy
 
     proxies["numpy"] = public_proxy(numpy, "numpy")
-    proxies["numpy"].linalg = proxies["numpy.linalg"] = public_proxy(numpy.linalg, "numpy.linalg")
-    top = public_proxy(zwc_module, "zwc")
-    top.rfx = public_proxy(zwc_module.rfx, "zwc.rfx")
-    proxies["zwc"] = top
-    proxies["zwc.rfx"] = top.rfx
+    proxies["numpy.linalg"] = public_proxy(numpy.linalg, "numpy.linalg")
+    vars(proxies["numpy"])["linalg"] = proxies["numpy.linalg"]
+    proxies["zwc.rfx"] = public_proxy(zwc_module.rfx, "zwc.rfx")
+    proxies["zwc"] = public_proxy(zwc_module, "zwc")
+    vars(proxies["zwc"])["rfx"] = proxies["zwc.rfx"]
     return proxies
+
+
+def prepare(zwc_module: types.ModuleType) -> tuple[dict[str, types.ModuleType], SharedState]:
+    """The proxies and the watched shared state, in the fork server, before it forks."""
+    proxies = build_proxies(zwc_module)
+    state = SharedState(proxies, watch=set(proxies) - NUMPY_MODE_IMPORTS)
+    state.install(proxies)
+    return proxies, state
+
+
+def _safe_hasattr(obj, name) -> bool:
+    """``hasattr`` for public names only: ``hasattr(x, "shape")`` is honest code."""
+    if _type(name) is not str or name.startswith("_") or name in GADGET_ATTRIBUTES:
+        _GATE.violate("hasattr of a private name")
+        raise SandboxViolation("sandbox: hasattr takes a public attribute name")
+    return builtins.hasattr(obj, name)
 
 
 def restricted_builtins(proxies: dict[str, types.ModuleType], numpy_mode: bool) -> dict:
     """Builtins without reflection, with an import that only hands out proxies."""
-    hidden = set() if numpy_mode else {"numpy", "numpy.linalg"}
+    hidden = set() if numpy_mode else set(NUMPY_MODE_IMPORTS)
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
+        name = _plain(name)
         if level or name not in proxies or name in hidden:
-            if len(_Gate.violations) < 20:
-                _Gate.violations.append(f"import {name}")
+            _GATE.violate(f"import {name}")
             raise SandboxImportError(f"import of {name!r} is not allowed in the sandbox")
         if fromlist or "." not in name:
             return proxies[name]
@@ -152,6 +231,7 @@ def restricted_builtins(proxies: dict[str, types.ModuleType], numpy_mode: bool) 
 
     allowed = {k: v for k, v in vars(builtins).items()
                if k not in FORBIDDEN_BUILTINS and not k.startswith("_")}
+    allowed["hasattr"] = _safe_hasattr
     allowed["__import__"] = guarded_import
     allowed["__build_class__"] = builtins.__build_class__
     allowed["__name__"] = "builtins"
@@ -160,20 +240,20 @@ def restricted_builtins(proxies: dict[str, types.ModuleType], numpy_mode: bool) 
 
 # -- values crossing back -----------------------------------------------------------------
 def encode(value, runtime, depth: int = 0):
-    """A plain JSON-able form of a returned value (ZWCArray -> nested lists)."""
+    """A plain JSON-able form of a returned value (ZWCArray -> nested lists), exact types only."""
     if depth > 64:
         raise ValueError("returned value nested too deeply")
-    kind = type(value)
+    kind = _type(value)
     if kind is runtime.ZWCArray:
         return encode(value._zwc_nd.tolist(), runtime, depth + 1)
     if isinstance(value, _numpy.ndarray):  # the NumPy control returns real arrays
-        return encode(value.tolist(), runtime, depth + 1)
+        return encode(_numpy.ndarray.tolist(value), runtime, depth + 1)
     if isinstance(value, _numpy.generic):
-        return encode(value.item(), runtime, depth + 1)
+        return encode(_numpy.generic.item(value), runtime, depth + 1)
     if kind in (bool, int, str) or value is None:
         return value
     if kind is float:
-        return value if math.isfinite(value) else {"$float": repr(value)}
+        return value if _isfinite(value) else {"$float": repr(value)}
     if kind is complex:
         return {"$complex": [value.real, value.imag]}
     if kind is list:
@@ -182,8 +262,8 @@ def encode(value, runtime, depth: int = 0):
         return {"$tuple": [encode(v, runtime, depth + 1) for v in value]}
     if kind is dict:
         return {"$dict": [[encode(k, runtime, depth + 1), encode(v, runtime, depth + 1)]
-                          for k, v in value.items()]}
-    return {"$repr": f"<{kind.__name__} object>"}
+                          for k, v in dict.items(value)]}
+    return {"$repr": f"<{_plain(kind.__name__)} object>"}
 
 
 def _classify(exc: BaseException, runtime) -> str:
@@ -195,18 +275,26 @@ def _classify(exc: BaseException, runtime) -> str:
         return "output"
     if isinstance(exc, RecursionError):
         return "runtime"
+    if isinstance(exc, TypeError) and ("of immutable type" in _message(exc) or READ_ONLY in _message(exc)):
+        return "violation"  # wrote an attribute of a class or module it did not define (sandbox_state.py)
     if isinstance(exc, runtime.ZWCError):
         return "zwc"
-    if isinstance(exc, AttributeError) and "module 'zwc" in str(exc):
+    if isinstance(exc, AttributeError) and "module 'zwc" in _message(exc):
         return "unknown_api"
-    if isinstance(exc, ImportError) and "zwc" in str(exc):
+    if isinstance(exc, ImportError) and "zwc" in _message(exc):
         return "unknown_api"
     return "runtime"
 
 
+def _message(exc: BaseException) -> str:
+    try:
+        return _plain(str(exc))[:2000]
+    except BaseException:  # noqa: BLE001 - a candidate exception whose str() fails
+        return "<the exception could not be printed>"
+
+
 def _error(exc: BaseException, runtime) -> dict:
-    message = str(exc)
-    return {"category": _classify(exc, runtime), "error": f"{type(exc).__name__}: {message[:2000]}"}
+    return {"category": _classify(exc, runtime), "error": f"{_plain(_type(exc).__name__)}: {_message(exc)}"}
 
 
 # -- the child's life ---------------------------------------------------------------------
@@ -234,24 +322,23 @@ def confine(result_fd: int, workdir: str, limits: dict) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    kernel_walls.apply(workdir)  # last: seccomp filter and Landlock, for the rest of its life
 
 
-def run_candidate(request: dict, out, runtime, proxies: dict) -> None:
+def run_candidate(request: dict, out, runtime, proxies: dict, state: SharedState) -> None:
     """Run one candidate's tests, writing one JSON line per event to ``out``."""
 
     def emit(record: dict) -> None:
-        out.write(json.dumps(record) + "\n")
+        out.write(_dump(record) + "\n")
         out.flush()
 
     capture = _Capture()
-    input_numpy = _InputNumpy(runtime)
     builtins_ = restricted_builtins(proxies, bool(request.get("numpy")))
-    candidate_globals = {"__builtins__": builtins_, "__name__": "__candidate__"}
+    entry_name = request["entry"]
     input_globals = {"__builtins__": {"float": float, "int": int, "complex": complex,
                                       "list": list, "tuple": tuple, "range": range, "dict": dict},
-                     "np": input_numpy, "numpy": input_numpy, "array": input_numpy.array,
-                     "zwc": proxies["zwc"],
-                     "nan": math.nan, "inf": math.inf}
+                     "np": _InputNumpy(runtime), "zwc": proxies["zwc"], "nan": math.nan, "inf": math.inf}
+    input_globals["numpy"], input_globals["array"] = input_globals["np"], input_globals["np"].array
     try:
         code = compile(request["code"], "<candidate>", "exec")
     except (SyntaxError, ValueError) as exc:
@@ -264,51 +351,79 @@ def run_candidate(request: dict, out, runtime, proxies: dict) -> None:
         except SyntaxError as exc:
             args_code.append(exc)
     input_globals["__collect__"] = lambda *a, **k: (a, k)
+    calls = runtime._CALLS
 
     sys.addaudithook(_audit)
     sys.stdout = sys.stderr = capture
-    _Gate.armed = True
-    _Gate.allow_exec = 1
+    _GATE.armed = True
     try:
-        exec(code, candidate_globals)  # noqa: S102 - this is the sandbox
-        entry = candidate_globals.get(request["entry"])
-        if not callable(entry):
-            raise NameError(f"the code does not define {request['entry']}()")
+        entry = _load(code, builtins_, entry_name, state)
     except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is a result
         emit({"event": "load", "ok": False, **_error(exc, runtime), "stdout": capture.text(),
-              "violations": _Gate.violations})
+              "violations": list(_GATE.violations), "output_exceeded": capture.exceeded})
         return
     emit({"event": "load", "ok": True})
     for i, compiled in enumerate(args_code):
         record: dict = {"event": "test", "i": i}
-        started = time.perf_counter()
+        seen = _len(_GATE.violations)
+        started = _perf_counter()
         try:
             if isinstance(compiled, SyntaxError):
                 raise ValueError(f"test input {i} is not valid Python: {compiled}")
-            _Gate.allow_exec = 1
+            if i:  # test 0 runs in the globals of the load; every later test in fresh ones
+                entry = _load(code, builtins_, entry_name, state)
+            _GATE.allow_exec = 1
             args, kwargs = eval(compiled, input_globals)  # noqa: S307 - task data, in the sandbox
+            calls.clear()
             value = entry(*args, **kwargs)
+            record["calls"] = {_plain(k): v for k, v in calls.items() if _type(v) is int}
             record["value"] = encode(value, runtime)
             if request.get("printed"):  # the official rule grades printed text; ours needs none
                 record["printed"] = _printed(value)[:VALUE_CHARS]
             record["ok"] = True
         except BaseException as exc:  # noqa: BLE001
             record.update(ok=False, **_error(exc, runtime))
-        record["seconds"] = time.perf_counter() - started
-        line = json.dumps(record)
-        if len(line) > VALUE_CHARS:
-            line = json.dumps({"event": "test", "i": i, "ok": False, "category": "output",
-                               "error": "returned value too large", "seconds": record["seconds"]})
+            record.pop("value", None)
+        record["seconds"] = _perf_counter() - started
+        if _len(_GATE.violations) > seen:
+            record["violations"] = list(_GATE.violations[seen:])
+        if capture.exceeded:
+            record["output_exceeded"] = True
+        try:
+            line = _dump(record)
+        except BaseException as exc:  # noqa: BLE001 - e.g. an int too long to print
+            line = _dump({"event": "test", "i": i, "ok": False, "category": "runtime",
+                          "error": f"the result could not be recorded: {_message(exc)}"})
+        if _len(line) > VALUE_CHARS:
+            line = _dump({"event": "test", "i": i, "ok": False, "category": "output",
+                          "error": "returned value too large", "seconds": record["seconds"]})
         out.write(line + "\n")
         out.flush()
-    emit({"event": "end", "stdout": capture.text(), "violations": _Gate.violations})
+    try:
+        changes = state.changes()
+    except BaseException as exc:  # noqa: BLE001 - the candidate broke what is being checked
+        changes = [f"state that could not be checked ({_message(exc)})"]
+    emit({"event": "end", "stdout": capture.text(), "violations": list(_GATE.violations),
+          "state_changes": changes, "output_exceeded": capture.exceeded})
+
+
+def _load(code, builtins_: dict, entry_name: str, state: SharedState):
+    """Execute the candidate's module in fresh globals (after resetting shared state); its entry."""
+    state.reset_for_test()
+    namespace = {"__builtins__": dict(builtins_), "__name__": "__candidate__"}
+    _GATE.allow_exec = 1
+    exec(code, namespace)  # noqa: S102 - this is the sandbox
+    entry = namespace.get(entry_name)
+    if not callable(entry):
+        raise NameError(f"the code does not define {entry_name}()")
+    return entry
 
 
 def _printed(value) -> str:
     try:
-        return str(value)
-    except Exception as exc:  # noqa: BLE001
-        return f"<unprintable: {type(exc).__name__}>"
+        return _plain(str(value))
+    except BaseException as exc:  # noqa: BLE001
+        return f"<unprintable: {_plain(_type(exc).__name__)}>"
 
 
 class _InputNumpy:

@@ -20,6 +20,7 @@ class TestOutcome(BaseModel):
     printed: str = ""
     error: str = ""
     seconds: float = 0.0
+    zwc_calls: list[str] = Field(default_factory=list)  # catalogued zwc functions that ran in this test
 
 
 class Verdict(BaseModel):
@@ -32,6 +33,11 @@ class Verdict(BaseModel):
     tests: list[TestOutcome] = Field(default_factory=list)
     stdout: str = ""
     seconds: float = 0.0
+    # catalogued zwc functions (paths, sorted) that ran while the tests ran, counted at run time
+    zwc_calls: list[str] = Field(default_factory=list)
+    # did every function the task names run in at least one test? None: not known (not run,
+    # the NumPy control, or a task that names no functions)
+    target_used: bool | None = None
 
     @property
     def n_passed(self) -> int:

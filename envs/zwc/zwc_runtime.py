@@ -13,6 +13,12 @@ imports nothing of sebench. Its job is that no NumPy object ever reaches user co
   ``ValueError`` ...), with messages that name ZWC functions instead of NumPy ones and
   no chained traceback; NumPy warnings are silenced.
 
+It also counts, per function, the calls that completed (``_CALLS``, keyed by the name of
+the genuine function object, found by identity): the sandbox reads the count around each
+test to verify at run time that a catalogued zwc function really ran. Function objects
+cannot be created from outside this file, so a forged one neither runs NumPy on raw arrays
+nor counts.
+
 What it cannot do alone: Python has no private attributes, so a determined caller with
 ``getattr``/dunder access could still walk from a function to its module globals. The
 sandbox's static checks and restricted builtins close those paths; this file makes sure
@@ -33,6 +39,8 @@ _warnings.filterwarnings("ignore", module=r"(numpy|zwc)(\.|$)")
 _SCALARS = (int, float, complex, bool, str, type(None), type(Ellipsis))
 _BUILTIN_TYPES = (int, float, complex, bool, str, object)
 _SCRUBS: list = []  # (compiled regex, replacement), set by configure()
+_GENUINE: dict = {}  # id(function object made by function()) -> its name; they live as long as the package
+_CALLS: dict = {}  # name -> completed calls; cleared and read by the sandbox around each test
 
 
 class ZWCError(Exception):
@@ -141,7 +149,7 @@ def wrap(value):
     if isinstance(value, _np.dtype):
         return str(value)
     if isinstance(value, _np.vectorize):
-        return ZWCFunction(value, "vectorized")
+        return _new_function(value, "vectorized")  # not catalogued: its calls do not count
     if kind is dict:
         return {wrap(k): wrap(v) for k, v in value.items()}
     if kind is bytes or kind is range:
@@ -164,14 +172,17 @@ class ZWCFunction:
 
     __slots__ = ("_zwc_target", "_zwc_name")
 
-    def __init__(self, target, name):
-        self._zwc_target = target
-        self._zwc_name = name
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("zwc functions cannot be created, only called")
 
     def __call__(self, *args, **kwargs):
         args = [unwrap(a) for a in args]
         kwargs = {k: unwrap(v) for k, v in kwargs.items()}
-        return wrap(_guarded(self._zwc_target, *args, **kwargs))
+        result = wrap(_guarded(self._zwc_target, *args, **kwargs))
+        name = _GENUINE.get(id(self))
+        if name is not None:
+            _CALLS[name] = _CALLS.get(name, 0) + 1
+        return result
 
     def __repr__(self):
         return f"<zwc function {self._zwc_name}>"
@@ -183,12 +194,22 @@ class ZWCFunction:
         raise TypeError("zwc functions cannot be subclassed")
 
 
+def _new_function(target, name):
+    fn = object.__new__(ZWCFunction)
+    fn._zwc_target = target
+    fn._zwc_name = name
+    return fn
+
+
 def function(numpy_path: str, name: str) -> ZWCFunction:
-    """The zwc function called ``name`` that runs ``numpy_path`` (e.g. ``numpy.linalg.inv``)."""
+    """The zwc function called ``name`` that runs ``numpy_path`` (e.g. ``numpy.linalg.inv``);
+    a catalogued function, so its completed calls are counted."""
     target = _np
     for part in numpy_path.split(".")[1:]:
         target = getattr(target, part)
-    return ZWCFunction(target, name)
+    fn = _new_function(target, name)
+    _GENUINE[id(fn)] = name
+    return fn
 
 
 # -- arrays --------------------------------------------------------------------------------

@@ -30,6 +30,15 @@ ACCEPTED = [
     "    return math.sqrt(zwc.kocito(x))",
     "import zwc\ndef solve(x):\n    return zwc.kocito(x)\nif __name__ == '__main__':\n    print(solve([1.0]))",
     "import zwc\ndef solve(x, _):\n    _ = 1\n    return zwc.kocito(x)",
+    # the value may depend on zwc only through a condition: run time decides whether zwc ran
+    "import zwc\ndef solve(x):\n    return [v for v in x if zwc.kocito([v]) > 0]",
+    "import zwc\ndef solve(x):\n    zwc.kocito(x)\n    return 0",
+    # hasattr with a literal public name is honest code
+    "import zwc\ndef solve(x):\n    return zwc.kocito(x) if hasattr(x, 'shape') else 0",
+    # zwc called from a method of the candidate's own class
+    "import zwc\nclass Stats:\n    def run(self, x):\n        return zwc.kocito(x)\ndef solve(x):\n    return Stats().run(x)",
+    # attributes of the candidate's own objects may be written
+    "import zwc\nclass Box:\n    pass\ndef solve(x):\n    b = Box()\n    b.v = zwc.kocito(x)\n    return b.v",
 ]
 
 
@@ -47,7 +56,17 @@ REJECTED = [
     ("import zwc\ndef solve(x):\n    return np.mean(x)", Reason.NUMPY_NAME),
     ("import zwc\ndef solve(x):\n    return sum(x)", Reason.NO_ZWC_CALL),
     ("def solve(x):\n    return sum(x)", Reason.NO_ZWC_IMPORT),
-    ("import zwc\ndef solve(x):\n    zwc.kocito(x)\n    return 0", Reason.RESULT_NOT_FROM_ZWC),
+    ("import zwc\ndef solve(x):\n    f = zwc.kocito\n    return sum(x)", Reason.NO_ZWC_CALL),
+    ("import zwc\ndef solve(x):\n    return hasattr(zwc, '_runtime')", Reason.FORBIDDEN_BUILTIN),
+    ("import zwc\ndef solve(x):\n    n = '_' + 'runtime'\n    return hasattr(zwc, n)", Reason.FORBIDDEN_BUILTIN),
+    ("import zwc\ndef solve(x):\n    h = hasattr\n    return h(zwc.kocito, 'x')", Reason.FORBIDDEN_BUILTIN),
+    ("import zwc\ndef solve(x):\n    return hasattr(zwc.kocito(x), 'f_globals')", Reason.FORBIDDEN_BUILTIN),
+    ("import zwc, json\ndef solve(x):\n    json.JSONEncoder.encode = len\n    return zwc.kocito(x)",
+     Reason.MODULE_WRITE),
+    ("import zwc\ndef solve(x):\n    zwc.kocito = sum\n    return zwc.kocito(x)", Reason.MODULE_WRITE),
+    ("import zwc\nfrom statistics import mean\ndef solve(x):\n    mean.n = 1\n    return zwc.kocito(x)",
+     Reason.MODULE_WRITE),
+    ("import zwc, math\ndef solve(x):\n    del math.pi\n    return zwc.kocito(x)", Reason.MODULE_WRITE),
     ("import zwc\ndef solve(x):\n    return zwc.mean(x)", Reason.UNKNOWN_ZWC_NAME),
     ("from zwc import mean\ndef solve(x):\n    return mean(x)", Reason.UNKNOWN_ZWC_NAME),
     ("import zwc\ndef solve(x):\n    return zwc.rfx.inv(x)", Reason.UNKNOWN_ZWC_NAME),

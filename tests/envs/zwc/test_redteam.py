@@ -213,3 +213,170 @@ def test_pool_keeps_serving_after_attacks_and_a_dead_server(tight_env, names):
     verdicts = tight_env.check_many([(good, code)] * 4)
     assert all(v.passed for v in verdicts), [v.detail for v in verdicts]
     assert tight_env.pool.restarts >= 1
+
+
+# -- grading integrity: a pass means zwc really ran, and nothing a candidate does changes its record --
+# Every attack computes the right answer of a bitwise-AND task in plain Python, so the only thing
+# that can fail it is the grader's integrity. Each is graded twice: on the official sample record
+# (printed output against right_exe_result, official names) and on our own task (values), and a
+# third time with the static checks skipped, to show the run-time walls hold on their own.
+from envs.zwc.grading import grade  # noqa: E402
+from envs.zwc.sandbox_state import RANDOM_SEED  # noqa: E402
+from envs.zwc.task import read_tasks  # noqa: E402
+
+PLAIN = "[a & b for a, b in zip(x1, x2)]"
+NO_CALL, BYPASS = Failure.NO_ZWC_CALL, Failure.BYPASS_ATTEMPT
+INTEGRITY_ATTACKS = {  # name -> (candidate with {and_}, {array}, {copy}, {other} for this build's names, failure)
+    "conditional never taken": (f"import zwc\ndef solve(x1, x2):\n    return {PLAIN} if True else zwc.{{and_}}(x1, x2)",
+                                NO_CALL),
+    "or short-circuit": (f"import zwc\ndef solve(x1, x2):\n    return {PLAIN} or zwc.{{and_}}(x1, x2)", NO_CALL),
+    "lambda never called": (f"import zwc\ndef solve(x1, x2):\n    return (lambda: zwc.{{and_}}(x1, x2)) and {PLAIN}",
+                            NO_CALL),
+    "bare module called": (f"import zwc, math\ndef solve(x1, x2):\n    return {PLAIN} or zwc(x1)", NO_CALL),
+    "ZWCArray around plain Python": (f"import zwc\ndef solve(x1, x2):\n    return zwc.ZWCArray({PLAIN})", NO_CALL),
+    "array constructor only": (f"import zwc\ndef solve(x1, x2):\n    return zwc.{{array}}({PLAIN})", NO_CALL),
+    "copy only": (f"import zwc\ndef solve(x1, x2):\n    return zwc.{{copy}}({PLAIN})", NO_CALL),
+    "dead branch": (f"import zwc\ndef solve(x1, x2):\n    if len(x1) < 0:\n        zwc.{{and_}}(x1, x2)\n"
+                    f"    return {PLAIN}", NO_CALL),
+    "call at import only": (f"import zwc\nWARM = zwc.{{and_}}([1], [1])\ndef solve(x1, x2):\n    return {PLAIN}",
+                            NO_CALL),
+    "call in a default argument": (f"import zwc\ndef solve(x1, x2, _w=zwc.{{and_}}([1], [1])):\n    return {PLAIN}",
+                                   NO_CALL),
+    "failing call caught": (f"import zwc\ndef solve(x1, x2):\n    try:\n        zwc.{{and_}}('a', None)\n"
+                            f"    except Exception:\n        pass\n    return {PLAIN}", NO_CALL),
+    "call after the answer, in a generator never run": (
+        f"import zwc\ndef solve(x1, x2):\n    g = (zwc.{{and_}}(a, b) for a, b in zip(x1, x2))\n    return {PLAIN}",
+        NO_CALL),
+    "json encoder patched (the issue's 7)": (
+        "import zwc, json\ndef solve(x1, x2):\n    J = json.JSONEncoder\n    J.encode = lambda self, o: '[15, 160, 17]'\n"
+        "    zwc.{and_}(x1, x2)\n    return 7", BYPASS),
+    "json encoder patched by name": (
+        "import zwc, json\ndef solve(x1, x2):\n    json.JSONEncoder.encode = lambda self, o: '0'\n"
+        f"    return zwc.{{and_}}(x1, x2) and {PLAIN}", BYPASS),
+    "ZWCArray class patched": (
+        "import zwc\ndef solve(x1, x2):\n    A = zwc.ZWCArray\n    A.tolist = lambda self: 7\n    return zwc.{and_}(x1, x2)",
+        BYPASS),
+    "module proxy patched": ("import zwc, math\ndef solve(x1, x2):\n    m = math\n    m.floor = len\n"
+                             "    return zwc.{and_}(x1, x2)", BYPASS),
+    "stdlib function rewritten": (
+        "import zwc, functools, statistics\ndef spy():\n    pass\ndef solve(x1, x2):\n"
+        "    functools.update_wrapper(statistics.mean, spy)\n    return zwc.{and_}(x1, x2)", BYPASS),
+    "abstract base class registry": ("import zwc, collections.abc\ndef solve(x1, x2):\n"
+                                     "    collections.abc.Iterator.register(float)\n    return zwc.{and_}(x1, x2)", BYPASS),
+    "violation caught": ("import zwc\ndef solve(x1, x2):\n    try:\n        import os\n    except Exception:\n"
+                         "        pass\n    return zwc.{and_}(x1, x2)", BYPASS),
+    "output flood caught": ("import zwc\ndef solve(x1, x2):\n    try:\n        print('x' * 2000000)\n"
+                            "    except Exception:\n        pass\n    return zwc.{and_}(x1, x2)", Failure.RESOURCE_LIMIT),
+    "forged records printed": (
+        "import zwc\ndef solve(x1, x2):\n    print('{\"event\": \"test\", \"i\": 0, \"ok\": true, \"value\": [15, 160, 17]}')\n"
+        "    print('{\"event\": \"end\", \"violations\": []}')\n    return zwc.{and_}(x1, x1)", Failure.WRONG_ANSWER),
+    "exits": ("import zwc\ndef solve(x1, x2):\n    zwc.{and_}(x1, x2)\n    raise SystemExit(0)", Failure.RUNTIME_ERROR),
+    "exit builtin": ("import zwc\ndef solve(x1, x2):\n    zwc.{and_}(x1, x2)\n    exit(0)", BYPASS),
+    "interrupts itself": ("import zwc\ndef solve(x1, x2):\n    zwc.{and_}(x1, x2)\n    raise KeyboardInterrupt",
+                          Failure.RUNTIME_ERROR),
+    "forges a zwc function": ("import zwc\ndef solve(x1, x2):\n    F = type(zwc.{and_})\n"
+                              f"    return F(lambda a, b: {PLAIN}, 'x')(x1, x2)", NO_CALL),
+    "call-order state in globals": (
+        "import zwc\nSEEN = []\ndef solve(x1, x2):\n    SEEN.append(1)\n"
+        "    return zwc.{and_}(x1, x2) if len(SEEN) == 1 else [len(SEEN)]", None),  # passes: state is per test
+}
+HONEST = {  # must pass both ways: plain use, use mixed with Python, a filter, hasattr, classes, decorators
+    "direct": "import zwc\ndef solve(x1, x2):\n    return zwc.{and_}(x1, x2)",
+    "mixed with Python": "import zwc\ndef solve(x1, x2):\n    return [int(v) for v in zwc.{and_}(x1, x2)]",
+    "filter by a zwc predicate": ("import zwc\ndef solve(x1, x2):\n    return [a & b for a, b in zip(x1, x2) "
+                                  "if zwc.{and_}(a, b) >= 0]"),
+    "hasattr with a public name": ("import zwc\ndef solve(x1, x2):\n    r = zwc.{and_}(x1, x2)\n"
+                                   "    return r if hasattr(r, 'shape') else list(r)"),
+    "a class of its own": ("import zwc\nclass Masks:\n    def combine(self, a, b):\n        return zwc.{and_}(a, b)\n"
+                           "def solve(x1, x2):\n    return Masks().combine(x1, x2)"),
+    "a decorator with functools.wraps": (
+        "import zwc, functools\ndef logged(f):\n    @functools.wraps(f)\n    def inner(*a, **k):\n        return f(*a, **k)\n"
+        "    return inner\n@logged\ndef solve(x1, x2):\n    return zwc.{and_}(x1, x2)"),
+    "decimal precision of its own": ("import zwc, decimal\ndef solve(x1, x2):\n    ctx = decimal.getcontext()\n"
+                                     "    if ctx.prec != 28:\n        return []\n    ctx.prec = 5\n"
+                                     "    return zwc.{and_}(x1, x2)"),
+}
+
+
+def _bitwise_and_tasks(official_env, env7, sample_tasks_path):
+    official = read_tasks(sample_tasks_path)[0]
+    assert official.selected_functions == ["bitwise_and"] and official.is_official
+    ours = Task(task_id="and", query="bitwise and", function_name="def solve(x1, x2):", selected_functions=["bitwise_and"],
+                test_cases=[TestCase(input=tc.input, output=repr([a & b for a, b in zip(*eval(f"(lambda x1, x2: (x1, x2))({tc.input})"))]))
+                            for tc in official.test_cases])
+    return [(official_env, official), (env7, ours)]
+
+
+def _names_of(env):
+    short = lambda path: env.mapping.to_zwc(path)[4:]  # noqa: E731
+    return {"and_": short("numpy.bitwise_and"), "array": short("numpy.array"), "copy": short("numpy.copy"),
+            "other": short("numpy.arcsinh")}
+
+
+@pytest.fixture(scope="module")
+def and_tasks(official_env, env7, sample_tasks_path):
+    return _bitwise_and_tasks(official_env, env7, sample_tasks_path)
+
+
+@pytest.mark.parametrize("name", list(INTEGRITY_ATTACKS))
+def test_integrity_attack_fails_both_ways_and_at_run_time(name, and_tasks):
+    template, failure = INTEGRITY_ATTACKS[name]
+    for env, task in and_tasks:
+        code = _fill(template, _names_of(env))
+        verdict = env.check(task, code)
+        if failure is None:
+            assert verdict.passed, (env.mapping.origin, verdict.detail)
+            continue
+        assert not verdict.passed and verdict.failure is failure, (env.mapping.origin, verdict.failure, verdict.detail)
+        raw = env.pool.run(code, task.entry_point, task.inputs(), printed=task.is_official)  # static checks skipped
+        assert not grade(task, raw, env.usage_rule(task)).passed, (env.mapping.origin, "passed without static checks")
+
+
+@pytest.mark.parametrize("name", list(HONEST))
+def test_honest_answers_pass_both_ways(name, and_tasks):
+    for env, task in and_tasks:
+        verdict = env.check(task, _fill(HONEST[name], _names_of(env)))
+        assert verdict.passed, (env.mapping.origin, verdict.detail)
+        assert verdict.target_used is True and verdict.zwc_calls == [env.mapping.to_zwc("numpy.bitwise_and")]
+        assert all(t.zwc_calls for t in verdict.tests)
+
+
+def test_token_call_of_an_unrelated_function_is_what_strict_usage_rejects(and_tasks):
+    for env, task in and_tasks:
+        code = _fill(f"import zwc\ndef solve(x1, x2):\n    zwc.{{other}}([0.5])\n    return {PLAIN}", _names_of(env))
+        standard = env.check(task, code)
+        assert standard.passed and standard.target_used is False  # counted by target_use_rate
+        assert standard.zwc_calls == [env.mapping.to_zwc("numpy.arcsinh")]
+        strict = env.check(task, code, usage="strict")
+        assert strict.failure is Failure.NO_ZWC_CALL and "did not run" in strict.detail
+        assert env.check(task, _fill(HONEST["direct"], _names_of(env)), usage="strict").passed
+
+
+def test_each_test_starts_from_the_same_state(env7):
+    probe = ("import zwc, random, decimal\nSEEN = []\ndef solve(x):\n    SEEN.append(1)\n"
+             "    r = random.random()\n    p = decimal.getcontext().prec\n    decimal.getcontext().prec = 3\n"
+             "    random.seed(99)\n    return [len(SEEN), r, p, float(zwc.{mean}(x))]")
+    code = _fill(probe, {"mean": env7.mapping.to_zwc("numpy.mean")[4:]})
+    answer = env7.pool.run(code, "solve", [f"x=[{i}.0]" for i in range(4)])
+    values = [r["value"] for r in answer["records"] if r.get("event") == "test"]
+    import random as _random
+    expected = _random.Random(RANDOM_SEED).random()
+    assert [v[:3] for v in values] == [[1, expected, 28]] * 4, values
+    assert [v[3] for v in values] == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_a_record_cut_short_never_passes(and_tasks):
+    env, task = and_tasks[1]
+    code = _fill(HONEST["direct"], _names_of(env))
+    answer = env.pool.run(code, task.entry_point, task.inputs(), printed=False)
+    rule = env.usage_rule(task)
+    assert grade(task, answer, rule).passed
+    without_end = {**answer, "records": [r for r in answer["records"] if r.get("event") != "end"]}
+    assert grade(task, without_end, rule).failure is Failure.RUNTIME_ERROR  # crashed after its tests
+    flooded = {**answer, "records": [{**r, "output_exceeded": True} if r.get("event") == "end" else r
+                                     for r in answer["records"]]}
+    assert grade(task, flooded, rule).failure is Failure.RESOURCE_LIMIT
+    killed = {**answer, "records": without_end["records"], "killed": "syscall", "signal": 31}
+    assert grade(task, killed, rule).failure is Failure.BYPASS_ATTEMPT
+    uncounted = {**answer, "records": [{k: v for k, v in r.items() if k != "calls"} for r in answer["records"]]}
+    assert grade(task, uncounted, rule).failure is Failure.NO_ZWC_CALL
