@@ -5,6 +5,11 @@ two per function and a third for 162 functions drawn by seed), ``single_test`` (
 per function: other data, other wording) and ``multiple_test`` (compositions). Every kept
 task's reference, translated to ZWC, passed its tests in the sandbox and the static checks;
 everything dropped is counted by reason. Same seed, same files, byte for byte.
+
+Split hygiene (hygiene.py): test tasks are drafted after train is final, never draw an input a
+train task of their function used, are worded in the test style, and a draft whose query is
+verbatim or (with an ``embed`` function) a near-duplicate of a train query is redrawn. The
+report counts what remains between train and each test split.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.env import ZWCEnv
 from envs.zwc.task import write_tasks
 from envs.zwc.tasks.compose import make_multi
+from envs.zwc.tasks.hygiene import NEAR_DUPLICATE, Embed, EmbeddingCache, Guard, SplitHygiene, audit
 from envs.zwc.tasks.single import Draft, make_single
 from envs.zwc.translate import translate_numpy
 
 OFFICIAL_TRAIN_SIZE = 718
 DEFAULT_MULTI = 440
-ATTEMPTS = 3  # fresh draws for a function whose task was dropped
+ATTEMPTS = 3  # fresh draws for a function whose task was dropped (or whose query was too close)
+TOO_CLOSE = "query too close to a train query"
 
 
 @dataclass
@@ -45,6 +52,9 @@ class BuildReport:
     seconds: float = 0.0
     tasks_per_second: float = 0.0
     uncovered: dict[str, list[str]] = field(default_factory=dict)
+    hygiene: dict[str, SplitHygiene] = field(default_factory=dict)  # test split -> what it shares with train
+    near_duplicate_check: str = ""  # how near-duplicates were looked for, or why they were not
+    hygiene_seconds: float = 0.0  # the near-duplicate checks' share of ``seconds``
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)
@@ -60,17 +70,64 @@ def _allocation(seed: int, per_function: int | None) -> dict[str, int]:
 
 
 def _drafts_single(split: str, seed: int, counts: dict[str, int], report: SplitReport,
-                   progress: Callable[[int], None]) -> list[Draft]:
-    drafts = []
-    for entry in CATALOGUE:
-        for i in range(counts[entry.numpy]):
-            for attempt in range(ATTEMPTS):
-                rng = random.Random(f"{seed}-{split}-{entry.numpy}-{i}-{attempt}")
-                draft = make_single(entry, rng, f"{split}-{entry.numpy[6:]}-{i}", split)
+                   progress: Callable[[int], None], guard: Guard | None = None) -> list[Draft]:
+    """Drafts in catalogue order. With a ``guard`` (test splits): inputs train used are skipped
+    while drawing, and drafts whose query is too close to a train query are redrawn, in rounds
+    so that the embedder sees one batch per round."""
+    slots = [(entry, i) for entry in CATALOGUE for i in range(counts[entry.numpy])]
+    attempts = dict.fromkeys(range(len(slots)), 0)
+    kept: dict[int, Draft] = {}
+    pending = list(range(len(slots)))
+    while pending:
+        made: list[tuple[int, Draft]] = []
+        for slot in pending:
+            entry, i = slots[slot]
+            avoid = guard.avoid_for([entry.numpy[6:]]) if guard is not None else None
+            while attempts[slot] < ATTEMPTS:
+                rng = random.Random(f"{seed}-{split}-{entry.numpy}-{i}-{attempts[slot]}")
+                attempts[slot] += 1
+                draft = make_single(entry, rng, f"{split}-{entry.numpy[6:]}-{i}", split, avoid)
                 if draft.task is not None:
-                    drafts.append(draft)
+                    made.append((slot, draft))
                     break
                 _drop(report, entry.kind, draft.dropped)
+            else:
+                progress(1)
+        close = guard.too_close([d.task for _, d in made]) if guard is not None else set()
+        pending = []
+        for j, (slot, draft) in enumerate(made):
+            if j in close:
+                _drop(report, draft.entry.kind, TOO_CLOSE)
+                if attempts[slot] < ATTEMPTS:
+                    pending.append(slot)
+                    continue
+            else:
+                kept[slot] = draft
+            progress(1)
+    return [kept[slot] for slot in sorted(kept)]
+
+
+def _drafts_multi(seed: int, multi: int, report: SplitReport, progress: Callable[[int], None],
+                  guard: Guard) -> list[Draft]:
+    """``multi`` composition drafts (seeds in order; too-close ones replaced by later seeds)."""
+    drafts: list[Draft] = []
+    i = 0
+    while len(drafts) < multi and i < multi * 4:
+        batch: list[Draft] = []
+        while len(drafts) + len(batch) < multi and i < multi * 4:
+            draft = make_multi(random.Random(f"{seed}-multi-{i}"), "", avoid=guard.avoid_for)
+            if draft.task is None:
+                _drop(report, "composition", draft.dropped)
+            else:
+                batch.append(draft)
+            i += 1
+        close = guard.too_close([d.task for d in batch])
+        for j, draft in enumerate(batch):
+            if j in close:
+                _drop(report, "composition", TOO_CLOSE)
+                continue
+            draft.task.task_id = f"multiple_test-{len(drafts)}"
+            drafts.append(draft)
             progress(1)
     return drafts
 
@@ -99,8 +156,14 @@ def _verify(env: ZWCEnv, drafts: list[Draft], report: SplitReport) -> list:
 
 
 def build_tasks(root: str | Path, seed: int = 0, per_function: int | None = None, multi: int = DEFAULT_MULTI,
-                progress: Callable[[str, int, int], None] | None = None, workers: int | None = None) -> BuildReport:
-    """Write the three splits and ``build_report.json`` into the ZWC build at ``root``."""
+                progress: Callable[[str, int, int], None] | None = None, workers: int | None = None,
+                embed: Embed | None = None, near_duplicate: float = NEAR_DUPLICATE) -> BuildReport:
+    """Write the three splits and ``build_report.json`` into the ZWC build at ``root``.
+
+    ``embed``: texts -> vectors (a sentence embedder; ``sebench tasks build`` passes MiniLM).
+    Without it the near-duplicate check does not run, and the report says so; the verbatim and
+    shared-input rules hold either way. ``near_duplicate``: the cosine at which a test query of
+    a function is too close to a train query of it."""
     root = Path(root)
     started = time.perf_counter()
     counts = _allocation(seed, per_function)
@@ -116,33 +179,54 @@ def build_tasks(root: str | Path, seed: int = 0, per_function: int | None = None
 
     reports = {split: SplitReport() for split in totals}
     uncovered: dict[str, list[str]] = {}
+    clock = [0.0]
+    cache = EmbeddingCache(_timed(embed, clock)) if embed is not None else None
     with ZWCEnv.load(root, workers=workers) as env:
-        for split, per in (("train", counts), ("single_test", {e.numpy: 1 for e in CATALOGUE})):
-            drafts = _drafts_single(split, seed, per, reports[split], tick(split))
-            tasks = _verify(env, drafts, reports[split])
+        drafts = _drafts_single("train", seed, counts, reports["train"], tick("train"))
+        train = _verify(env, drafts, reports["train"])
+        guard = Guard(train, cache, near_duplicate)
+        single = _verify(env, _drafts_single("single_test", seed, {e.numpy: 1 for e in CATALOGUE},
+                                             reports["single_test"], tick("single_test"), guard),
+                         reports["single_test"])
+        for split, tasks in (("train", train), ("single_test", single)):
             covered = {t.selected_functions[0] for t in tasks}
             reports[split].functions_covered = len(covered)
             uncovered[split] = sorted(e.numpy[6:] for e in CATALOGUE if e.numpy[6:] not in covered)
             write_tasks(tasks, root / f"{split}.jsonl")
-        drafts = []
-        i = 0
-        while len(drafts) < multi and i < multi * 4:
-            draft = make_multi(random.Random(f"{seed}-multi-{i}"), f"multiple_test-{len(drafts)}")
-            if draft.task is None:
-                _drop(reports["multiple_test"], "composition", draft.dropped)
-            else:
-                drafts.append(draft)
-                tick("multiple_test")(1)
-            i += 1
-        tasks = _verify(env, drafts, reports["multiple_test"])
-        reports["multiple_test"].functions_covered = len({f for t in tasks for f in t.selected_functions})
-        write_tasks(tasks, root / "multiple_test.jsonl")
+        drafts = _drafts_multi(seed, multi, reports["multiple_test"], tick("multiple_test"), guard)
+        multiple = _verify(env, drafts, reports["multiple_test"])
+        reports["multiple_test"].functions_covered = len({f for t in multiple for f in t.selected_functions})
+        write_tasks(multiple, root / "multiple_test.jsonl")
+    hygiene = {"single_test": audit(train, single, cache, near_duplicate),
+               "multiple_test": audit(train, multiple, cache, near_duplicate)}
+    for split, drafted in (("single_test", reports["single_test"]), ("multiple_test", reports["multiple_test"])):
+        hygiene[split].regenerated = drafted.dropped.get(TOO_CLOSE, 0)
     seconds = time.perf_counter() - started
     kept = sum(r.kept for r in reports.values())
     report = BuildReport(seed=seed, splits=reports, seconds=seconds, tasks_per_second=kept / seconds,
-                         uncovered=uncovered)
+                         uncovered=uncovered, hygiene=hygiene, near_duplicate_check=_check_text(embed, near_duplicate),
+                         hygiene_seconds=clock[0] if embed is not None else 0.0)
     (root / "build_report.json").write_text(_stable(report))
     return report
+
+
+def _timed(embed: Embed, clock: list[float]) -> Embed:
+    def timed(texts):
+        started = time.perf_counter()
+        try:
+            return embed(texts)
+        finally:
+            clock[0] += time.perf_counter() - started
+    return timed
+
+
+def _check_text(embed: Embed | None, threshold: float) -> str:
+    if embed is None:
+        return "not run: build_tasks got no embedder (sebench tasks build passes MiniLM)"
+    owner = getattr(embed, "__self__", None)
+    name = (f"{type(owner).__module__}.{type(owner).__qualname__}.{embed.__name__}" if owner is not None
+            else f"{getattr(embed, '__module__', '?')}.{getattr(embed, '__qualname__', type(embed).__name__)}")
+    return f"cosine >= {threshold:.2f} between a test query and a train query of one function, by {name}"
 
 
 def _stable(report: BuildReport) -> str:
@@ -150,6 +234,7 @@ def _stable(report: BuildReport) -> str:
     data = asdict(report)
     data.pop("seconds")
     data.pop("tasks_per_second")
+    data.pop("hygiene_seconds")
     return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
 
@@ -163,3 +248,11 @@ def kinds_table(report: BuildReport) -> list[tuple[str, int, int]]:
         for kind, n in split.dropped_by_kind.items():
             dropped[kind] += n
     return [(k, kept[k], dropped[k]) for k in sorted(set(kept) | set(dropped))]
+
+
+def hygiene_table(report: BuildReport) -> list[tuple]:
+    """(test split, verbatim pairs, near-duplicate pairs, shared inputs, max cosine, redrawn), for printing."""
+    def shown(value) -> str:
+        return "not run" if value is None else str(value)
+    return [(split, h.verbatim_pairs, shown(h.near_duplicate_pairs), h.shared_inputs, shown(h.max_cosine),
+             h.regenerated) for split, h in report.hygiene.items()]

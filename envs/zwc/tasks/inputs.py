@@ -7,6 +7,11 @@ and, for elementwise kinds, the length too. Configuration (axes, shapes, ``kth``
 index lists) stays as sampled, because changing it could make the call invalid; the data
 alone is what makes tests discriminate. Edge cases (nan, inf, empty) come from the kinds
 where they are valid.
+
+Test splits draw with ``wide=True``: constructor sizes and shapes, and the lengths of
+variable-length data, come from wider ranges than train's, so that a test task can still find
+>= 8 inputs that no train task of its function used (``eye(n)`` has only a handful of sizes;
+``all`` needs an all-true list, and train uses the short ones; see hygiene.py).
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ SCALAR_DATA = {"numpy.atleast_1d", "numpy.binary_repr", "numpy.base_repr"}
 SPD = {"numpy.linalg.cholesky", "numpy.linalg.eigh", "numpy.linalg.eigvalsh"}
 SHAPE_FROM_DATA = {"info", "construct_like"}  # the answer depends on the input's shape: vary it
 TRUE_SHARE = {"numpy.all": 0.85, "numpy.any": 0.15}  # else a constant answer passes most tests
+# constructor sizes and shape dimensions: (train, test) ranges; the test range holds >= 8
+# sizes train cannot draw, so eye/identity/tri keep 8 test inputs no train task shares
+CONSTRUCT_INTS = {False: (1, 10), True: (1, 18)}
+CONSTRUCT_DIMS = {False: (1, 4), True: (1, 6)}
+LENGTHS = {False: (1, 7), True: (1, 9)}  # of elementwise and other variable-length data
 
 
 class ArrayArg:
@@ -82,7 +92,7 @@ def call_spec(entry: Entry) -> CallSpec:
     return CallSpec(tuple(params), arrays, plain)
 
 
-def _redraw(value: Any, entry: Entry, position: int, rng: random.Random) -> Any:
+def _redraw(value: Any, entry: Entry, position: int, rng: random.Random, wide: bool = False) -> Any:
     """A fresh value of the same structure as ``value``."""
     if isinstance(value, bool):
         return value
@@ -103,11 +113,11 @@ def _redraw(value: Any, entry: Entry, position: int, rng: random.Random) -> Any:
         return rng.randint(low, high) if isinstance(value, int) else round(rng.uniform(-9, 9), 3)
     if entry.kind in CONSTRUCT_KINDS:  # shapes, counts and bounds of constructors
         if isinstance(value, int):
-            return rng.randint(1, 12)
+            return rng.randint(*CONSTRUCT_INTS[wide])
         if isinstance(value, float):
             return round(rng.uniform(0.5, 5.0), 2)
         if isinstance(value, tuple):
-            return tuple(rng.randint(1, 4) for _ in value)
+            return tuple(rng.randint(*CONSTRUCT_DIMS[wide]) for _ in value)
     return value
 
 
@@ -146,20 +156,22 @@ def _resize(values: list, length: int, rng: random.Random) -> list:
     return [values[rng.randrange(len(values))] for _ in range(length)]
 
 
-def generate_inputs(entry: Entry, rng: random.Random, count: int) -> list[tuple]:
-    """``count`` argument tuples for ``entry``; the first is the catalogue sample redrawn."""
+def generate_inputs(entry: Entry, rng: random.Random, count: int, wide: bool = False) -> list[tuple]:
+    """``count`` argument tuples for ``entry``; the first is the catalogue sample redrawn.
+    ``wide``: constructor sizes from the test splits' wider range."""
     spec = call_spec(entry)
     cases = []
     for i in range(count):
         args = list(spec.sample)
         flat_lists = [j for j, a in enumerate(args) if isinstance(a, list) and a and not isinstance(a[0], list)]
         if (entry.kind in VARIABLE_LENGTH or entry.numpy in VARIABLE_LENGTH) and i > 0 and flat_lists:
-            length = rng.randint(1, 7)
+            length = rng.randint(*LENGTHS[wide])
             for j in flat_lists:  # elementwise arguments keep equal lengths
                 args[j] = _resize(args[j], length, rng)
-        args = [_redraw(a, entry, j, rng) for j, a in enumerate(args)]
-        if entry.numpy in SAME_OR_DIFFERENT and rng.random() < 0.6:
-            near = [v + (1e-9 if rng.random() < 0.5 else 0.0) for v in args[0]]
+        args = [_redraw(a, entry, j, rng, wide) for j, a in enumerate(args)]
+        if entry.numpy in SAME_OR_DIFFERENT and rng.random() < 0.6:  # half exact copies, half near ones
+            exact = rng.random() < 0.5
+            near = [v + (1e-9 if not exact and rng.random() < 0.5 else 0.0) for v in args[0]]
             args[1] = [near, near] if entry.numpy == "numpy.array_equiv" else near
         if entry.numpy in SORTED_ARGUMENT:
             j = SORTED_ARGUMENT[entry.numpy]

@@ -1,9 +1,11 @@
 """Problem texts: what to compute, in words, never naming a NumPy or ZWC function.
 
 What a function does comes from the first sentence of its NumPy docstring, cleaned of
-code names; what each parameter means from the docstring's Parameters section. Several
-phrasings per kind (an opening, a way to state inputs, a way to ask for the output) are
-chosen by the seed, so a function's train and test tasks differ in wording as well as data.
+code names; what each parameter means from the docstring's Parameters section. Train and
+test tasks are written in two disjoint styles (openings, layout, the way inputs are stated
+and the output asked for): a test query can never equal a train query, whatever the seed
+draws, and stays far from it in embedding space (split hygiene, see hygiene.py). Within a
+style the seed picks among several phrasings of each part.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from functools import cache
 from envs.zwc.catalogue import Entry
 from envs.zwc.docs import numpy_doc
 
-OPENINGS = [
+TRAIN_OPENINGS = [
     "You are writing a small numerical utility.",
     "A data analyst needs a helper for a processing pipeline.",
     "You maintain a scientific computing script.",
@@ -23,11 +25,26 @@ OPENINGS = [
     "You are building a feature for a data dashboard.",
     "A research group needs a reusable function for their experiments.",
 ]
-ASKS = [
+TRAIN_ASKS = [
     "Return the result; arrays may be returned as they are.",
     "Return what the computation produces.",
     "Give back the computed result.",
 ]
+# test tasks (single and composed): other scenes, another layout, other closing words
+TEST_OPENINGS = [
+    "A colleague left a gap in a shared analysis notebook; fill it in.",
+    "Code review found one missing routine in a simulation package.",
+    "For a course assignment, implement the following helper.",
+    "A monitoring tool at a factory needs one more calculation.",
+    "While porting an old statistics program, this piece is still missing.",
+    "A hobbyist astronomer wants a short routine for their observation logs.",
+]
+TEST_ASKS = [
+    "Hand back the outcome unchanged.",
+    "The value produced is the answer.",
+    "Whatever the operation yields is what solve should output.",
+]
+OPENINGS = {"train": TRAIN_OPENINGS, "single_test": TEST_OPENINGS, "multiple_test": TEST_OPENINGS}
 _CODE = re.compile(r"``[^`]*``|`[^`]*`|:\w+:|\b(?:np|numpy)\.[\w.]+", re.IGNORECASE)
 
 
@@ -91,17 +108,30 @@ def describe_value(value: object) -> str:
     return "a value"
 
 
-def single_problem(entry: Entry, params: tuple[str, ...], example_args: tuple, rng: random.Random) -> str:
-    """The problem text of a single-function task."""
+def opening(split: str, rng: random.Random) -> str:
+    """The first sentence of a task of ``split``: train and test scenes never coincide."""
+    return rng.choice(OPENINGS.get(split, TEST_OPENINGS))
+
+
+def single_problem(entry: Entry, params: tuple[str, ...], example_args: tuple, rng: random.Random,
+                   split: str = "train") -> str:
+    """The problem text of a single-function task, in the style of its split."""
     notes = parameter_notes(entry)
-    lines = [rng.choice(OPENINGS), f"Task: {summary(entry)}"]
-    inputs = []
+    if split == "train":
+        lines = [opening(split, rng), f"Task: {summary(entry)}"]
+        inputs = []
+        for name, value in zip(params, example_args, strict=True):
+            note = notes.get(name, "")
+            inputs.append(f"`{name}` ({describe_value(value)})" + (f": {note}" if note else ""))
+        lines.append("Inputs: " + "; ".join(inputs) + ".")
+        lines.append("Apply the operation to the inputs exactly as given, using the library's defaults for "
+                     "everything else. " + rng.choice(TRAIN_ASKS))
+        return "\n".join(lines)
+    lines = [opening(split, rng), f"What solve must do: {step_phrase(entry)}."]
     for name, value in zip(params, example_args, strict=True):
         note = notes.get(name, "")
-        inputs.append(f"`{name}` ({describe_value(value)})" + (f": {note}" if note else ""))
-    lines.append("Inputs: " + "; ".join(inputs) + ".")
-    lines.append("Apply the operation to the inputs exactly as given, using the library's defaults for "
-                 "everything else. " + rng.choice(ASKS))
+        lines.append(f"- `{name}` is {describe_value(value)}" + (f" ({note[0].lower() + note[1:]})" if note else ""))
+    lines.append("Every setting not listed keeps its library default. " + rng.choice(TEST_ASKS))
     return "\n".join(lines)
 
 

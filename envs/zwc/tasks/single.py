@@ -1,6 +1,7 @@
 """Single-function tasks: one catalogued function, >= 8 executed test cases, and tests
 that discriminate (a constant answer, the identity and a different function of the same
-kind each fail at least one)."""
+kind each fail at least one). A test task skips every input a train task of its function
+used (``avoid``) and is worded in the test style (split hygiene)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from envs.zwc.catalogue import CATALOGUE, Entry
 from envs.zwc.equality import values_equal
 from envs.zwc.task import Task, TestCase
+from envs.zwc.tasks.hygiene import input_key
 from envs.zwc.tasks.inputs import as_numpy, call_spec, generate_inputs, literal, numpy_callable
 from envs.zwc.tasks.phrasing import single_problem
 from envs.zwc.tasks.reference import (
@@ -27,6 +29,7 @@ from envs.zwc.tasks.reference import (
 MIN_TESTS = 8
 MAX_TESTS = 10
 DRAWS = 24  # candidate inputs drawn per task; the reference must accept at least MIN_TESTS
+AVOIDING_DRAWS = 96  # for a test task, whose draws may hit inputs train used (small domains)
 # functions that return their input's values by definition: the identity answer cannot fail
 IDENTITY_BY_DEFINITION = {"numpy.copy", "numpy.positive"}
 # results one ulp from the input: graded exactly, or the identity would pass within tolerance
@@ -95,18 +98,26 @@ def plain_first(args: tuple):
     return args[0] if args else None
 
 
-def make_single(entry: Entry, rng: random.Random, task_id: str, split: str) -> Draft:
+def make_single(entry: Entry, rng: random.Random, task_id: str, split: str,
+                avoid: frozenset[tuple] | None = None) -> Draft:
+    """A task for ``entry``. ``avoid``: input keys (``hygiene.input_key``) of the train tasks
+    of this function; given for test splits, which also draw constructor sizes wider."""
     spec = call_spec(entry)
     params, source = numpy_reference(entry, spec)
     solve = compile_reference(source)
+    wide, count = (avoid is not None), (DRAWS if avoid is None else AVOIDING_DRAWS)
     if entry.numpy in CUSTOM:
-        draws = [c[:1] for c in generate_inputs(entry.__class__(entry.numpy, "unary"), rng, DRAWS)]
+        draws = [c[:1] for c in generate_inputs(entry.__class__(entry.numpy, "unary"), rng, count, wide)]
     else:
-        draws = generate_inputs(entry, rng, DRAWS)
-    cases, outputs = [], []
+        draws = generate_inputs(entry, rng, count, wide)
+    cases, outputs, seen = [], [], set(avoid or ())
     for args in draws:
+        key = input_key(", ".join(literal(a) for a in args))
+        if key in seen:
+            continue
         ok, value = run_reference(solve, args)
-        if ok and literal(args) not in {literal(c) for c in cases}:
+        if ok:
+            seen.add(key)
             cases.append(args)
             outputs.append(value)
         if len(cases) == MAX_TESTS:
@@ -118,7 +129,7 @@ def make_single(entry: Entry, rng: random.Random, task_id: str, split: str) -> D
         return Draft(None, entry, why)
     test_cases = [TestCase(input=", ".join(f"{p}={literal(a)}" for p, a in zip(params, args, strict=True)),
                            output=output_text(out)) for args, out in zip(cases, outputs, strict=True)]
-    query = single_problem(entry, params, cases[0], rng)
+    query = single_problem(entry, params, cases[0], rng, split)
     if entry.numpy in CUSTOM:
         query += "\n" + CUSTOM[entry.numpy][2]
     if entry.numpy in SHAPE_ONLY:

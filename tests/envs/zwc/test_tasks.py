@@ -1,5 +1,6 @@
-"""Generated task sets: coverage, size, verification, discrimination, clean texts, determinism."""
+"""Generated task sets: coverage, size, verification, discrimination, clean texts, split hygiene, determinism."""
 
+import ast
 import hashlib
 import json
 import re
@@ -11,8 +12,11 @@ from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.env import build_directory
 from envs.zwc.names import Mapping
 from envs.zwc.tasks import build_tasks
+from envs.zwc.tasks.build import ATTEMPTS, TOO_CLOSE, SplitReport, _drafts_single
+from envs.zwc.tasks.hygiene import NEAR_DUPLICATE, Guard, audit, task_input_keys
 from envs.zwc.tasks.single import IDENTITY_BY_DEFINITION
 from envs.zwc.translate import translate_numpy
+from memory import Embedder
 
 ALL_FUNCTIONS = {e.numpy[len("numpy."):] for e in CATALOGUE}
 SPLITS = ("train", "single_test", "multiple_test")
@@ -85,12 +89,72 @@ def test_no_task_text_names_a_function(built):
             assert "zwc" not in text.lower()
 
 
-def test_train_and_test_tasks_differ(built):
-    env, _ = built
-    train = {t.selected_functions[0]: t for t in env.tasks("train")}
-    for task in env.tasks("single_test"):
-        twin = train[task.selected_functions[0]]
-        assert [c.input for c in task.test_cases] != [c.input for c in twin.test_cases]
+def test_test_splits_share_no_query_or_input_with_train(built):
+    env, report = built
+    train = env.tasks("train")
+    written = json.loads((env.root / "build_report.json").read_text())
+    assert written["near_duplicate_check"].startswith("not run")  # no embedder given: said so, not faked
+    for split in ("single_test", "multiple_test"):
+        assert report.hygiene[split] == audit(train, env.tasks(split))  # the report counts the files
+        assert written["hygiene"][split]["verbatim_pairs"] == 0
+        assert written["hygiene"][split]["shared_inputs"] == 0
+        assert written["hygiene"][split]["near_duplicate_pairs"] is None
+    assert {t.selected_functions[0] for t in env.tasks("single_test")} == ALL_FUNCTIONS
+
+
+def _in_other_clothes(text: str) -> str:
+    """The same input values written otherwise: other names, np.array(...), 2.0 as 2."""
+    parts = []
+    for i, keyword in enumerate(ast.parse(f"f({text})", mode="eval").body.keywords):
+        value = ast.literal_eval(keyword.value)
+        spelled = repr(value).replace(".0,", ",").replace(".0]", "]")
+        parts.append(f"renamed{i}=np.array({spelled})" if isinstance(value, list) else f"renamed{i}={spelled}")
+    return ", ".join(parts)
+
+
+def test_audit_counts_copies_in_other_clothes(task_env):
+    train = task_env.tasks("train")
+    twin = next(t for t in train if t.selected_functions == ["mean"])
+    query = re.sub(r"\d", "7", twin.query.upper().replace(" ", "   "))  # case, spacing, numbers
+    case = twin.test_cases[1].model_copy(update={"input": _in_other_clothes(twin.test_cases[1].input)})
+    assert case.input != twin.test_cases[1].input
+    copy = twin.model_copy(update={"task_id": "copy", "query": query, "test_cases": [case]})
+    found = audit(train, [copy])
+    assert (found.verbatim_pairs, found.shared_inputs, found.offenders) == (1, 1, ["copy"])
+    alias = copy.model_copy(update={"selected_functions": ["absolute"], "query": "other words"})
+    assert audit([t for t in train if t.selected_functions == ["abs"]], [alias]).shared_inputs == 0
+    on_abs = next(t for t in train if t.selected_functions == ["abs"])
+    alias = alias.model_copy(update={"test_cases": on_abs.test_cases[:1]})
+    assert audit(train, [alias]).shared_inputs == 1  # abs and absolute are one NumPy object: one function
+
+
+def test_the_embedder_tells_a_rewording_from_a_near_duplicate(task_env):
+    """The whole-build assertion runs through the CLI (tests/benchmarks/test_cli.py); here, one
+    function: its test query is no near-duplicate, its train query with new closing words is."""
+    embed = Embedder().embed
+    train = [t for t in task_env.tasks("train") if t.selected_functions == ["linalg.inv"]]
+    test = [t for t in task_env.tasks("single_test") if t.selected_functions == ["linalg.inv"]]
+    found = audit(train, test, embed)
+    assert found.near_duplicate_pairs == 0 and found.max_cosine < NEAR_DUPLICATE
+    last = train[0].query.rsplit(" ", 3)[0]  # only the closing words changed: a near-duplicate
+    copy = train[0].model_copy(update={"task_id": "copy", "query": last + " Give back the value obtained."})
+    assert audit(train, [copy], embed).near_duplicate_pairs == 1
+
+
+def test_too_close_drafts_are_redrawn_then_given_up(task_env):
+    few = {"numpy.mean", "numpy.eye", "numpy.all"}
+    counts = {e.numpy: int(e.numpy in few) for e in CATALOGUE}
+    train = [t for t in task_env.tasks("train") if f"numpy.{t.selected_functions[0]}" in few]
+    everything_close = SplitReport()
+    kept = _drafts_single("single_test", 11, counts, everything_close, lambda n: None,
+                          Guard(train, Embedder().embed, threshold=-1.0))
+    assert kept == [] and everything_close.dropped == {TOO_CLOSE: len(few) * ATTEMPTS}
+    report = SplitReport()
+    guard = Guard(train, Embedder().embed)
+    kept = _drafts_single("single_test", 11, counts, report, lambda n: None, guard)
+    assert len(kept) == len(few) and TOO_CLOSE not in report.dropped
+    for draft in kept:  # eye(n) has few sizes: its test task still avoids every size train used
+        assert not task_input_keys(draft.task) & guard.avoid_for(draft.task.selected_functions)
 
 
 def test_same_seed_gives_byte_identical_files(tmp_path):
