@@ -1,8 +1,9 @@
 """Model backends behind one protocol, resolved by name with ``load_model``."""
 
 from agents.models.base import Completion, Messages, Model
-from agents.models.errors import ModelError, ModelUnavailableError, UnknownModelError
-from agents.models.registry import ModelRegistry, load_model
+from agents.models.dtype import DTYPES, DtypeError
+from agents.models.errors import ModelError, ModelIntegrityError, ModelUnavailableError, UnknownModelError
+from agents.models.registry import DEFAULT_MODEL, ModelRegistry, load_model
 
-__all__ = ["Completion", "Messages", "Model", "ModelError", "ModelRegistry", "ModelUnavailableError",
-           "UnknownModelError", "load_model"]
+__all__ = ["DEFAULT_MODEL", "DTYPES", "Completion", "DtypeError", "Messages", "Model", "ModelError",
+           "ModelIntegrityError", "ModelRegistry", "ModelUnavailableError", "UnknownModelError", "load_model"]

@@ -2,7 +2,10 @@
 
 ``generate`` takes a batch of chat prompts (each a list of ``{"role", "content"}``) and
 returns, per prompt, ``n`` Completions. Stop strings are honoured by every backend (the
-returned text ends before the first stop string). ``tokens`` counts generated tokens.
+returned text ends before the first stop string). ``tokens`` counts generated tokens;
+``finish_reason`` is OpenAI's: ``"stop"`` (the model ended, or a stop string did) or
+``"length"`` (``max_tokens`` or the context cut it); ``prompt_tokens`` is the prompt's length
+in tokens where the backend knows it (``None`` otherwise).
 """
 
 from __future__ import annotations
@@ -13,10 +16,15 @@ from typing import Protocol, runtime_checkable
 Messages = list[dict[str, str]]
 
 
+FINISH_REASONS = ("stop", "length")
+
+
 @dataclass(frozen=True)
 class Completion:
     text: str
     tokens: int
+    finish_reason: str = "stop"
+    prompt_tokens: int | None = None
 
 
 @runtime_checkable

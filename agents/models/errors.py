@@ -16,3 +16,7 @@ class UnknownModelError(ModelError, KeyError):
 
 class ModelUnavailableError(ModelError, RuntimeError):
     """A backend needs something this machine lacks (a package, a GPU, a server)."""
+
+
+class ModelIntegrityError(ModelError, ValueError):
+    """A model file whose size or sha256 is not the pinned one (damaged, or another release)."""

@@ -64,13 +64,16 @@ class OpenAIModel:
                 payload["stop"] = stop
             data = self._post(payload)
             choices = sorted(data.get("choices", []), key=lambda c: c.get("index", 0))
-            tokens = data.get("usage", {}).get("completion_tokens")
+            usage = data.get("usage") or {}
+            tokens = usage.get("completion_tokens")
             out = []
             for choice in choices[:n]:
                 text = cut_at_stop(choice["message"].get("content") or "", stop)
-                per = choice.get("completion_tokens")
+                per = choice.get("completion_tokens")  # sebench serve's per-choice count; others: the mean
                 out.append(Completion(text=text, tokens=per if per is not None else
-                                      (tokens // max(1, len(choices)) if tokens is not None else len(text.split()))))
+                                      (tokens // max(1, len(choices)) if tokens is not None else len(text.split())),
+                                      finish_reason="length" if choice.get("finish_reason") == "length" else "stop",
+                                      prompt_tokens=usage.get("prompt_tokens")))
             if len(out) < n:
                 raise ModelError(f"{self.base_url} returned {len(out)} choices, asked for {n}")
             return out

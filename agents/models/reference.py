@@ -40,5 +40,5 @@ class ReferenceModel:
         out = []
         for prompt in prompts:
             text = self.answer(prompt)
-            out.append([Completion(text=text, tokens=len(text.split()))] * n)
+            out.append([Completion(text=text, tokens=len(text.split()), finish_reason="stop")] * n)
         return out

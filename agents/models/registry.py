@@ -1,7 +1,9 @@
 """Model names -> backends, in one explicit registry (tests can build their own).
 
-``smollm2-135m`` (embedded, offline), ``reference`` (needs ``tasks`` and ``mapping``), a local
-model directory, ``vllm:<model>``, ``openai:<base_url>#<model>``.
+``qwen2.5-coder-0.5b`` (embedded, offline, capable: the default), ``smollm2-135m`` (embedded,
+offline, fast), ``reference`` (needs ``tasks`` and ``mapping``), a local model directory,
+``vllm:<model>``, ``openai:<base_url>#<model>``. ``dtype`` (``auto`` | ``bfloat16`` |
+``float32``) picks the weights' type of local backends; a remote server keeps its own.
 """
 
 from __future__ import annotations
@@ -12,32 +14,40 @@ from pathlib import Path
 from typing import Any
 
 from agents.models.base import Model
+from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.errors import UnknownModelError
 
 Factory = Callable[..., Model]
+DEFAULT_MODEL = "qwen2.5-coder-0.5b"  # Agent()'s model: the capable embedded one
 
 
 class ModelRegistry:
     def __init__(self) -> None:
         self._named: dict[str, Factory] = {}
-        self._cache: dict[str, Model] = {}
+        self._cache: dict[tuple[str, str], Model] = {}  # (name, resolved dtype) -> model
         self._lock = threading.Lock()  # two threads asking at once get one model
 
     def register(self, name: str, factory: Factory) -> None:
         self._named[name] = factory
 
-    def load(self, name: str, *, cache: bool = True, **kwargs: Any) -> Model:
-        """The backend for ``name``; embedded models are loaded once per process."""
+    def load(self, name: str, *, cache: bool = True, dtype: str = "auto", **kwargs: Any) -> Model:
+        """The backend for ``name``; embedded models are loaded once per process and dtype."""
+        check_dtype(dtype)
         if name in self._named:
-            if name == "reference" or not cache:
+            if name == "reference":  # answers known tasks: no weights, no dtype, nothing to cache
                 return self._named[name](**kwargs)
+            if not cache:
+                return self._named[name](dtype=dtype, **kwargs)
+            key = (name, resolve_dtype(dtype, kwargs.get("device")))  # auto and what it means share one
             with self._lock:
-                if name not in self._cache:
-                    self._cache[name] = self._named[name](**kwargs)
-            return self._cache[name]
+                if key not in self._cache:
+                    self._cache[key] = self._named[name](dtype=dtype, **kwargs)
+            return self._cache[key]
         if name.startswith("vllm:"):
             from agents.models.vllm_model import VLLMModel
 
+            if dtype != "auto":  # vLLM's own auto reads the checkpoint's dtype
+                kwargs["dtype"] = dtype
             return VLLMModel(name[len("vllm:"):], **kwargs)
         if name.startswith("openai:"):
             from agents.models.openai_model import OpenAIModel
@@ -50,15 +60,18 @@ class ModelRegistry:
         if Path(name).is_dir():
             from agents.models.transformers_model import TransformersModel
 
-            return TransformersModel(name, **kwargs)
+            return TransformersModel(name, dtype=dtype, **kwargs)
         raise UnknownModelError(f"unknown model {name!r}; use one of {', '.join(sorted(self._named))}, "
                                 "a model directory, vllm:<model> or openai:<base_url>#<model>")
 
 
-def _smollm2(**kwargs: Any) -> Model:
-    from agents.models.transformers_model import load_smollm2
+def _embedded(name: str) -> Factory:
+    def load(**kwargs: Any) -> Model:
+        from agents.models.transformers_model import load_embedded
 
-    return load_smollm2(**kwargs)
+        return load_embedded(name, **kwargs)
+
+    return load
 
 
 def _reference(tasks=None, mapping=None, **_: Any) -> Model:
@@ -72,7 +85,8 @@ def _reference(tasks=None, mapping=None, **_: Any) -> Model:
 
 def default_registry() -> ModelRegistry:
     registry = ModelRegistry()
-    registry.register("smollm2-135m", _smollm2)
+    registry.register("qwen2.5-coder-0.5b", _embedded("qwen2.5-coder-0.5b"))
+    registry.register("smollm2-135m", _embedded("smollm2-135m"))
     registry.register("reference", _reference)
     return registry
 

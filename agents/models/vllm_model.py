@@ -25,5 +25,7 @@ class VLLMModel:
 
         params = SamplingParams(n=n, temperature=temperature, max_tokens=max_tokens, stop=stop or None)
         outputs = self.llm.chat(prompts, params, use_tqdm=False)
-        return [[Completion(text=cut_at_stop(o.text, stop), tokens=len(o.token_ids)) for o in out.outputs]
-                for out in outputs]
+        return [[Completion(text=cut_at_stop(o.text, stop), tokens=len(o.token_ids),
+                            finish_reason="length" if o.finish_reason == "length" else "stop",
+                            prompt_tokens=None if out.prompt_token_ids is None else len(out.prompt_token_ids))
+                 for o in out.outputs] for out in outputs]

@@ -19,6 +19,7 @@ def served(smollm2):
     yield client
     client.close()
     server.shutdown()
+    server.server_close()
 
 
 @pytest.fixture(params=["transformers", "openai"])
@@ -37,6 +38,16 @@ def test_shapes_tokens_and_greedy_determinism(backend):
 def test_stop_strings_are_honoured(backend):
     [[c]] = backend.generate([PROMPT], max_tokens=24, stop=[","])
     assert "," not in c.text and c.text.strip()
+
+
+def test_finish_reason_and_prompt_tokens(backend):
+    [[cut]] = backend.generate([PROMPT], max_tokens=3)
+    assert cut.finish_reason == "length" and cut.tokens == 3 and cut.prompt_tokens > 10
+    [[full]] = backend.generate([PROMPT], max_tokens=24)
+    stop = full.text[6:9]  # a string the greedy answer is known to contain
+    [[stopped]] = backend.generate([PROMPT], max_tokens=24, stop=[stop])
+    assert stopped.finish_reason == "stop" and stopped.text == full.text[:full.text.find(stop)]
+    assert stopped.prompt_tokens == cut.prompt_tokens
 
 
 def test_sampling_varies(backend):
