@@ -19,7 +19,9 @@ throughput), so the harness makes sure nothing one test does is seen by the next
   of the stdlib's Python functions, e.g. through ``functools.update_wrapper``; the
   registries of abstract base classes, through ``register``; anything in a proxy's
   namespace) is fingerprinted before the candidate runs and checked after its last test:
-  a change is a violation, so the candidate fails whatever its answers.
+  a change is a violation, so the candidate fails whatever its answers. The check reads
+  those fields as raw words (``raw_memory.py``): reading them through Python would copy
+  every page it touches in the forked child.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import decimal
 import gc
 import random
 import types
+
+from envs.zwc.raw_memory import FunctionLayout, WordWatch, dict_version_word
 
 _HEAPTYPE = 1 << 9
 _IMMUTABLETYPE = 1 << 8
@@ -82,9 +86,11 @@ def freeze_heap_types() -> int:
 
 
 def _function_print(fn: types.FunctionType) -> tuple:
+    """The Python-level fingerprint of a function (the fallback where ``raw_memory`` has no layout).
+
+    Not __code__, __defaults__, __kwdefaults__: reading them is an audit event the armed child
+    refuses, and writing them is one too (refused the same way)."""
     attrs = fn.__dict__
-    # not __code__, __defaults__, __kwdefaults__: reading them is an audit event the armed child
-    # refuses, and writing them is one too (refused the same way)
     return (fn.__name__, fn.__qualname__, id(fn.__doc__), fn.__module__, len(attrs),
             tuple(map(id, attrs.values())) if attrs else ())
 
@@ -100,7 +106,6 @@ class SharedState:
 
     def __init__(self, proxies: dict[str, types.ModuleType], watch: set[str]):
         self._proxies = {name: proxies[name] for name in watch}
-        self._namespaces = {name: dict(vars(p)) for name, p in self._proxies.items()}
         functions: dict[int, types.FunctionType] = {}
         others: dict[int, object] = {}
         for proxy in self._proxies.values():
@@ -112,7 +117,8 @@ class SharedState:
                           for name in ("DefaultContext", "BasicContext", "ExtendedContext")}
         self._default_template = decimal.Context()
         self._random_state = random.Random(RANDOM_SEED).getstate()
-        self._baseline = self._fingerprint()
+        self._watch: WordWatch | None = None
+        self._baseline = ()
 
     @staticmethod
     def _collect(value, functions: dict, others: dict) -> None:
@@ -121,19 +127,45 @@ class SharedState:
         elif isinstance(value, type):
             for cls in value.__mro__:
                 for member in vars(cls).values():
-                    inner = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
-                    if isinstance(inner, types.FunctionType):
-                        functions[id(inner)] = inner
+                    if isinstance(member, property):
+                        inner = [member.fget, member.fset, member.fdel]
+                    else:
+                        inner = [member.__func__ if isinstance(member, (staticmethod, classmethod)) else member]
+                    functions.update((id(f), f) for f in inner if isinstance(f, types.FunctionType))
         elif not isinstance(value, (types.BuiltinFunctionType, types.MethodType, str, bytes, int, float, complex,
                                     tuple, frozenset, type(None))):
             others[id(value)] = value
 
     def install(self, proxies: dict[str, types.ModuleType]) -> None:
-        """Put the private template contexts into the ``decimal`` proxy (in the server, once)."""
+        """Put the private template contexts into the ``decimal`` proxy and take the baseline
+        (in the server, once, after every proxy is complete)."""
         if "decimal" in proxies:
             vars(proxies["decimal"]).update(self._contexts)
-            self._namespaces["decimal"] = dict(vars(proxies["decimal"]))
-            self._baseline = self._fingerprint()
+        self._namespaces = {name: dict(vars(p)) for name, p in self._proxies.items()}
+        layout, version = FunctionLayout.probe(), dict_version_word()
+        if layout is not None and version is not None:
+            self._watch, self._labels = self._word_watch(layout, version)
+        self._baseline = self._fingerprint()
+
+    def _word_watch(self, layout: FunctionLayout, version: int) -> tuple[WordWatch, list[str]]:
+        """Every watched field as a machine word: each function's metadata and dict pointers,
+        and the version of every dict that holds shared state (functions', objects', proxies')."""
+        addresses, labels, self._kept = [], [], []
+        word = ctypes.sizeof(ctypes.c_void_p)
+        for fn in self._functions:
+            name = f"{fn.__module__}.{fn.__qualname__}"
+            addresses += [id(fn) + i * word for i in layout.words]
+            labels += [f"the function {name}"] * len(layout.words)
+            self._kept.append(fn.__dict__)  # made now if missing, so that reading it later changes nothing
+        dicts = [(fn.__dict__, f"the attributes of the function {fn.__module__}.{fn.__qualname__}")
+                 for fn in self._functions]
+        dicts += [(vars(o), f"an object of an allowed module ({type(o).__name__})") for o in self._others]
+        dicts += [(vars(p), f"the namespace of module {name}") for name, p in self._proxies.items()]
+        for d, label in dicts:
+            self._kept.append(d)
+            addresses.append(id(d) + version * word)
+            labels.append(label)
+        return WordWatch(addresses), labels
 
     def reset_for_test(self) -> None:
         """What allowed modules keep on purpose, back to its start before each test."""
@@ -141,20 +173,24 @@ class SharedState:
         decimal.setcontext(self._default_template.copy())
 
     def _fingerprint(self) -> tuple:
-        return (abc.get_cache_token(),
+        if self._watch is not None:  # functions, objects and namespaces are read as words instead
+            return abc.get_cache_token(), tuple(repr(c) for c in self._contexts.values())
+        return (abc.get_cache_token(), tuple(repr(c) for c in self._contexts.values()),
                 tuple(_function_print(fn) for fn in self._functions),
-                tuple((id(o), len(vars(o)), tuple(map(id, vars(o).values()))) for o in self._others),
-                tuple(repr(c) for c in self._contexts.values()))
+                tuple((id(o), len(vars(o)), tuple(map(id, vars(o).values()))) for o in self._others))
 
     def changes(self) -> list[str]:
         """What the candidate changed in state shared between its tests ([] when nothing)."""
         found = []
-        for name, proxy in self._proxies.items():  # by identity: no candidate __eq__ runs here
-            namespace, baseline = vars(proxy), self._namespaces[name]
-            if namespace.keys() != baseline.keys() or any(namespace[k] is not v for k, v in baseline.items()):
-                found.append(f"the namespace of module {name}")
-        now = self._fingerprint()
-        labels = ("the registry of an abstract base class", "a function of an allowed module",
-                  "an object of an allowed module", "a decimal template context")
-        found += [label for label, before, after in zip(labels, self._baseline, now, strict=True) if before != after]
+        if self._watch is not None:
+            found += list(dict.fromkeys(self._labels[i] for i in self._watch.changed()))[:3]
+        else:
+            for name, proxy in self._proxies.items():  # by identity: no candidate __eq__ runs here
+                namespace, baseline = vars(proxy), self._namespaces[name]
+                if namespace.keys() != baseline.keys() or any(namespace[k] is not v for k, v in baseline.items()):
+                    found.append(f"the namespace of module {name}")
+        labels = ("the registry of an abstract base class", "a decimal template context",
+                  "a function of an allowed module", "an object of an allowed module")
+        now = self._fingerprint()  # two fields, or four without the word watch: zip stops at the shorter
+        found += [label for label, before, after in zip(labels, self._baseline, now, strict=False) if before != after]
         return found
