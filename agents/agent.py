@@ -21,7 +21,8 @@ from langgraph.graph import END, START, StateGraph
 
 from agents.batching import DynamicBatcher
 from agents.learner import EvolveReport, Learner
-from agents.models import Model, load_model
+from agents.models import DEFAULT_MODEL, Model, load_model
+from agents.models.dtype import check_dtype, resolve_dtype
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.trajectory import Trajectory
 from envs.zwc import Observation, Task, Verdict
@@ -47,21 +48,25 @@ class EpisodeState(TypedDict, total=False):
 
 class Agent:
     """Args:
-        model: a model name (``smollm2-135m``, ``reference``, a directory, ``vllm:…``, ``openai:…``) or a Model.
+        model: a model name (default ``qwen2.5-coder-0.5b``, the capable embedded one; ``smollm2-135m``
+            where speed matters more than skill; ``reference``, a directory, ``vllm:…``, ``openai:…``)
+            or a Model.
         learner: anything implementing ``agents.learner.Learner``; None means no learning.
         max_turns: answers per episode (1 = no retry; >1 retries with execution feedback).
         max_searches: doc searches per episode in mode ``search``.
         temperature, max_tokens: sampling settings; sampled runs (n > 1) use ``sample_temperature``.
         concurrency: episodes in flight at once (the batch the model sees).
+        dtype: ``auto`` | ``bfloat16`` | ``float32``, for a model loaded by name (``agents.models.dtype``).
     """
 
-    def __init__(self, model: str | Model = "smollm2-135m", learner: Learner | None = None, *,
+    def __init__(self, model: str | Model = DEFAULT_MODEL, learner: Learner | None = None, *,
                  max_turns: int = 1, max_searches: int = 3, temperature: float = 0.0,
-                 sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32):
+                 sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32,
+                 dtype: str = "auto"):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
             raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
-        self.model_spec = model
+        self.model_spec, self.dtype = model, check_dtype(dtype)
         self._model: Model | None = model if not isinstance(model, str) else None
         self.learner = learner
         self.max_turns, self.max_searches = max_turns, max_searches
@@ -77,7 +82,7 @@ class Agent:
             if self.model_spec == "reference":
                 raise ValueError("the reference model needs the env's tasks: call agent.evaluate(...) "
                                  "or bind it with agent.bind_reference(env)")
-            self._model = load_model(str(self.model_spec))
+            self._model = load_model(str(self.model_spec), dtype=self.dtype)
         return self._model
 
     @model.setter
@@ -89,6 +94,17 @@ class Agent:
         tasks = [t for s in splits if (env.root / f"{s}.jsonl").is_file() for t in env.tasks(s)]
         self._model = load_model("reference", tasks=tasks, mapping=env.mapping)
         self._batcher = None
+
+    @property
+    def weights_dtype(self) -> str | None:
+        """The dtype the model's weights run in (``bfloat16`` / ``float32``), ``auto`` resolved;
+        None for backends whose weights are not ours (reference, openai:, vllm:)."""
+        if self._model is not None:
+            return getattr(self._model, "dtype", None)
+        spec = str(self.model_spec)
+        if spec == "reference" or spec.startswith(("openai:", "vllm:")):
+            return None
+        return resolve_dtype(self.dtype)
 
     @property
     def name(self) -> str:
@@ -143,8 +159,8 @@ class Agent:
         return "feedback"
 
     def _feedback(self, state: EpisodeState) -> dict:
-        verdict = state["verdict"]
-        note = feedback(verdict.detail, verdict.failure.value)
+        """Execution feedback for a retry; in phase test it never carries a hidden expected value."""
+        note = feedback(state["verdict"], state["obs"], state["task"].inputs())
         return {"messages": [*state["messages"], {"role": "user", "content": note}]}
 
     # -- episodes -------------------------------------------------------------------------

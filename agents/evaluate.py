@@ -2,14 +2,15 @@
 
 Results are JSON lines, one per (task, sample), appended and flushed as episodes finish;
 ``resume=True`` skips what the file already holds, so a killed run continues with nothing
-lost or duplicated. The summary JSON beside it holds pass@k for every k <= n (reported
-only when every task has at least k samples), failure counts, the config, the dataset's
-hash and the code version.
+lost or duplicated. The configuration is recorded beside them before the first record
+(``agents/eval_config.py``) and a resume with another one is refused, so a file never mixes
+runs. The summary JSON beside it holds pass@k for every k <= n (reported only when every
+task has at least k samples), failure counts, ``target_use_rate``, the config, the
+dataset's hash and the code version.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents.eval_config import check_resume, eval_config, record_config
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
 
@@ -49,6 +51,8 @@ class EvalReport:
     n_samples: int
     pass_at: dict[int, float]
     failures: dict[str, int]
+    target_use_rate: float | None = None  # see target_use()
+    target_use: dict[str, int] = field(default_factory=dict)  # passed, known, used: the rate's counts
     config: dict = field(default_factory=dict)
     results_path: str = ""
     summary_path: str = ""
@@ -64,10 +68,6 @@ def _code_version() -> str:
                               text=True, timeout=5).stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-
-
-def _dataset_hash(env: ZWCEnv, split: str) -> str:
-    return hashlib.sha256((env.root / f"{split}.jsonl").read_bytes()).hexdigest()[:16]
 
 
 def read_results(path: Path) -> dict[tuple[str, int], dict]:
@@ -87,7 +87,9 @@ def read_results(path: Path) -> dict[tuple[str, int], dict]:
 def result_record(t: Trajectory) -> dict:
     return {"task_id": t.task_id, "sample": t.sample, "mode": t.mode, "passed": t.passed,
             "failure": t.failure.value, "code": t.code, "tokens": t.tokens, "seconds": round(t.seconds, 4),
-            "turns": t.turns, "searches": t.searches, "detail": t.verdict.detail[:500] if t.verdict else ""}
+            "turns": t.turns, "searches": t.searches, "detail": t.verdict.detail[:500] if t.verdict else "",
+            "zwc_calls": list(t.verdict.zwc_calls) if t.verdict else [],
+            "target_used": t.verdict.target_used if t.verdict else None}
 
 
 def summarise(records: list[dict], task_ids: list[str], n: int) -> tuple[dict[int, float], dict[str, int]]:
@@ -102,6 +104,26 @@ def summarise(records: list[dict], task_ids: list[str], n: int) -> tuple[dict[in
     for k in range(1, min(n, least) + 1):
         pass_at[k] = sum(pass_at_k(len(v), sum(v), k) for v in per_task.values()) / max(1, len(per_task))
     return pass_at, {f.value: failures.get(f.value, 0) for f in Failure}
+
+
+def target_use(records: list[dict]) -> tuple[float | None, dict[str, int]]:
+    """The share of passing samples that ran every function their task names (``target_used``).
+
+    A pass says that some catalogued zwc function ran in every test, not that the task's own
+    function did: a plain-Python answer with a token call of an unrelated zwc function passes
+    the standard usage rule. This rate tells such passes from real use of the library, which is
+    what SE-Bench claims to measure; ``--usage strict`` turns the difference into failures.
+    Only passing samples whose use is known count (``target_used`` is None in the NumPy control
+    and in records written before it was graded); None when no such sample exists.
+
+    Returns:
+        (rate, {"passed": passing samples, "known": of which use is known, "used": of which True}).
+    """
+    passed = [r for r in records if r.get("passed")]
+    known = [r for r in passed if r.get("target_used") is not None]
+    used = sum(r["target_used"] is True for r in known)
+    counts = {"passed": len(passed), "known": len(known), "used": used}
+    return (used / len(known) if known else None), counts
 
 
 def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",
@@ -126,10 +148,15 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
     if out_path.exists() and out_path.stat().st_size and not resume:
         raise FileExistsError(f"{out_path} already holds results; pass resume=True (--resume) to continue it, "
                               "or choose another --out")
+    temperature = agent.temperature if n == 1 else agent.sample_temperature
+    config = eval_config(agent, env, split=split, mode=mode, n=n, limit=limit, functions=functions,
+                         temperature=temperature, code_version=_code_version())
+    if resume:
+        check_resume(out_path, config)  # MixedResultsError names each difference
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    record_config(out_path, config)  # before the first record, so a killed run's file has it
     done = read_results(out_path) if resume else {}
     pending = [(t, s) for t in tasks for s in range(n) if (t.task_id, s) not in done]
-    temperature = agent.temperature if n == 1 else agent.sample_temperature
     lock = threading.Lock()
     bar = _Progress(len(pending), f"{split} · {mode} · {agent.name}", enabled=progress)
     with out_path.open("a") as handle:
@@ -142,17 +169,14 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
 
         with bar:
             agent.run_episodes(env, pending, phase=phase, mode=mode, temperature=temperature, on_done=write)
-    records = list(read_results(out_path).values())
+    selected = {t.task_id for t in tasks}  # a resumed file may hold more tasks or samples than this run asks
+    records = [r for r in read_results(out_path).values() if r["task_id"] in selected and int(r["sample"]) < n]
     pass_at, failures = summarise(records, [t.task_id for t in tasks], n)
-    config = {"split": split, "mode": mode, "model": agent.name, "n": n, "limit": limit,
-              "temperature": temperature, "max_tokens": agent.max_tokens, "max_turns": agent.max_turns,
-              "functions": sorted(functions) if functions is not None else None,
-              "learner": getattr(agent.learner, "name", "none"), "dataset_sha256": _dataset_hash(env, split),
-              "zwc": env.mapping.origin, "code_version": _code_version()}
+    use_rate, use_counts = target_use(records)
     summary_path = out_path.with_suffix(".summary.json")
     report = EvalReport(split=split, mode=mode, model=agent.name, n_tasks=len(tasks), n_samples=len(records),
-                        pass_at=pass_at, failures=failures, config=config, results_path=str(out_path),
-                        summary_path=str(summary_path))
+                        pass_at=pass_at, failures=failures, target_use_rate=use_rate, target_use=use_counts,
+                        config=config, results_path=str(out_path), summary_path=str(summary_path))
     summary_path.write_text(report.to_json() + "\n")
     return report
 

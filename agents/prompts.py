@@ -1,10 +1,11 @@
-"""Prompts per mode, and reading code and search requests out of model output."""
+"""Prompts per mode, the retry feedback per phase, and reading code and search requests out
+of model output."""
 
 from __future__ import annotations
 
 import re
 
-from envs.zwc import Observation
+from envs.zwc import Observation, Verdict
 
 SYSTEM = ("You are an expert Python programmer. Solve the task by writing one Python function. "
           "Answer with a single ```python code block.")
@@ -48,6 +49,81 @@ def extract_search(text: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def feedback(verdict_detail: str, failure: str) -> str:
-    return (f"Your code failed ({failure}): {verdict_detail[:600]}\n"
-            "Fix it and answer again with a single ```python code block.")
+# What each failure class means, in words a model can act on (test-phase feedback names the
+# class with this text instead of quoting the grader's free-text detail)
+FAILURE_TEXT = {
+    "no_code": "no ```python block defining the requested function was found",
+    "syntax_error": "the code does not parse",
+    "numpy_used": "the code uses NumPy, which is not allowed",
+    "bypass_attempt": "the code reached around the zwc library (private names, reflection, patching)",
+    "no_zwc_call": "the result did not come from the zwc function(s) the task needs",
+    "unknown_api": "the code calls a zwc function that does not exist",
+    "wrong_arguments": "a zwc function rejected its arguments",
+    "runtime_error": "the code raised an error",
+    "timeout": "the code ran past the time limit",
+    "resource_limit": "the code used too much memory or output",
+    "wrong_answer": "the function returned a wrong result",
+    "sandbox_error": "the grader failed (not your code's fault)",
+}
+RETRY = "Fix it and answer again with a single ```python code block."
+QUOTE = 300  # characters of an error or a returned value quoted back
+NOT_RUN = "did not run"  # the grader's error for a test the candidate never reached (after a timeout, a crash)
+
+
+def feedback(verdict: Verdict, obs: Observation, test_inputs: list[str]) -> str:
+    """The message after a failed answer, by the rule of the episode's phase.
+
+    Phase ``train`` may teach with expected values: the grader's detail as it is
+    ("test 3: expected …, got …"). Phase ``test`` is closed book: the message is built only
+    from fields that cannot hold a hidden test's expected value — the failure class, how many
+    tests passed, the candidate's own error or own returned value for one failing test (the
+    sandboxed child never sees an expected value; the comparison happens in the grader), and
+    the task's example, which the prompt already shows. The grader's free-text detail is used
+    only when no test ran (a static rejection, an error while loading): nothing was compared.
+
+    Args:
+        verdict: the failed answer's verdict.
+        obs: the episode's observation (its phase, and the example the prompt shows).
+        test_inputs: the task's test inputs in order, to tell which test is the example.
+    """
+    if obs.phase == "train":
+        return f"Your code failed ({verdict.failure.value}): {verdict.detail[:600]}\n{RETRY}"
+    lines = closed_book_outcome(verdict)
+    if verdict.tests:
+        lines += _failing_test(verdict, obs, test_inputs)
+    lines.append(RETRY)
+    return "\n".join(lines)
+
+
+def closed_book_outcome(verdict: Verdict) -> list[str]:
+    """A failed verdict in words that hold no expected value: its class, what that means, and
+    how many tests passed (the grader's detail only when nothing was compared). What phase
+    ``test`` may tell an agent or a learner that updates online (ACE's reflector)."""
+    failure = verdict.failure.value
+    lines = [f"Your code failed ({failure}): {FAILURE_TEXT.get(failure, failure.replace('_', ' '))}."]
+    if not verdict.tests:
+        if verdict.detail:
+            lines.append(verdict.detail[:QUOTE])
+    else:
+        lines.append(f"{verdict.n_passed} of {len(verdict.tests)} tests returned the expected value.")
+    return lines
+
+
+def _failing_test(verdict: Verdict, obs: Observation, test_inputs: list[str]) -> list[str]:
+    """One failing test in closed-book terms: its index, and the candidate's own error or value."""
+    example = next((i for i, x in enumerate(test_inputs) if obs.example_input and x == obs.example_input), None)
+    failing = [i for i, t in enumerate(verdict.tests) if not t.passed]
+    raised = [i for i in failing if verdict.tests[i].error and verdict.tests[i].error != NOT_RUN]
+    returned = [i for i in failing if not verdict.tests[i].error] if verdict.failure.value == "wrong_answer" else []
+    for candidates in (raised, returned):
+        if candidates:
+            i = example if example in candidates else candidates[0]
+            test = verdict.tests[i]
+            where = f"On the task's example ({obs.example_input[:QUOTE]})" if i == example else f"On test {i}"
+            if test.error:
+                return [f"{where} your code raised {test.error[:QUOTE]}"]
+            said = f"{where} your function returned {(test.printed or repr(test.got))[:QUOTE]}"
+            if i == example:
+                return [f"{said}; the expected result is {obs.example_output[:QUOTE]}."]
+            return [f"{said}; hidden tests' expected values are not shown in phase test."]
+    return []

@@ -12,10 +12,16 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from rich.console import Console
+
 from agents import Agent, EvalReport, EvolveReport
 from agents.evaluate import _code_version
+from agents.models.dtype import resolve_dtype
 from envs.zwc import ZWCEnv
 from learners import make
+
+NOTES = ("rules", "bullets", "curations_parsed", "updates", "stored_trajectories", "solved", "gathered_with",
+         "generated_with", "warnings")  # evolve details worth a line in the report
 
 
 @dataclass
@@ -27,23 +33,30 @@ class LearnerResult:
 
 def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, split: str = "single_test",
             limit: int | None = 20, train_limit: int = 20, gather_model: str | None = "reference",
-            max_tokens: int = 192, n: int = 1) -> list[LearnerResult]:
+            max_tokens: int = 192, n: int = 1, dtype: str = "auto") -> list[LearnerResult]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = []
-    for name in learners:
+    console = Console(stderr=True)
+    for i, name in enumerate(learners, 1):
         config = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model,
                                             "state_dir": str(out / name / "learner")}
         learner = make(name, **config)
-        agent = Agent(model=model, learner=learner, max_tokens=max_tokens)
+        agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
+        console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold]" + ("" if name == "none" else
+                      f" — training phase on {train_limit} train tasks, then closed-book on {limit} test tasks"))
         evolve = agent.evolve(env)
+        if name != "none":
+            console.print(f"{name} evolved in {evolve.seconds:.0f} s: " + ", ".join(
+                f"{k}={v}" for k, v in evolve.details.items() if k in NOTES and k != "warnings"))
         results_path = out / name / "closed.jsonl"
         results_path.unlink(missing_ok=True)
         evaluation = agent.evaluate(env, split=split, n=n, mode="closed", out=str(results_path), limit=limit)
         results.append(LearnerResult(name, evolve, evaluation))
     _write_report(results, out, {"model": model, "split": split, "limit": limit, "train_limit": train_limit,
                                  "gather_model": gather_model, "n": n, "max_tokens": max_tokens,
-                                 "zwc": env.mapping.origin, "code_version": _code_version(),
+                                 "dtype": resolve_dtype(dtype), "usage": env.usage, "zwc": env.mapping.origin,
+                                 "code_version": _code_version(),
                                  "date": time.strftime("%Y-%m-%d %H:%M:%S")})
     return results
 
@@ -78,13 +91,17 @@ def _write_report(results: list[LearnerResult], out: Path, config: dict) -> None
     fig.savefig(out / "failures.png", dpi=120)
     plt.close(fig)
     lines = [f"# Learners, closed-book, {config['model']}", "",
-             "| learner | pass@1 | samples | evolve episodes | evolve s | notes |", "|---|---|---|---|---|---|"]
+             "| learner | pass@1 | target use | samples | evolve episodes | evolve s | notes |",
+             "|---|---|---|---|---|---|---|"]
     for r in results:
-        notes = ", ".join(f"{k}={v}" for k, v in r.evolve.details.items() if k in
-                          ("rules", "bullets", "stored_trajectories", "solved", "gathered_with", "generated_with"))
-        lines.append(f"| {r.learner} | {100 * r.evaluation.pass_at.get(1, 0.0):.1f}% | {r.evaluation.n_samples} | "
+        notes = ", ".join(f"{k}={v}" for k, v in r.evolve.details.items() if k in NOTES)
+        use = r.evaluation.target_use_rate
+        lines.append(f"| {r.learner} | {100 * r.evaluation.pass_at.get(1, 0.0):.1f}% | "
+                     f"{'-' if use is None else f'{100 * use:.1f}%'} | {r.evaluation.n_samples} | "
                      f"{r.evolve.episodes} | {r.evolve.seconds:.0f} | {notes} |")
-    lines += ["", "![pass@1](pass_at_1.png)", "", "![outcomes](failures.png)", "", "## Config", "",
+    lines += ["", "target use: the share of passing samples that ran every function their task names "
+              "(a pass needs only some zwc function; - where unknown).", "",
+              "![pass@1](pass_at_1.png)", "", "![outcomes](failures.png)", "", "## Config", "",
               "```json", json.dumps(config, indent=1), "```"]
     (out / "report.md").write_text("\n".join(lines) + "\n")
     (out / "summary.json").write_text(json.dumps(

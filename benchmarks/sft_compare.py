@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agents import Agent, EvalReport
 from agents.evaluate import _code_version
+from agents.models.dtype import resolve_dtype
 from benchmarks.probe import ProbeReport, probe
 from envs.zwc import ZWCEnv
 from learners import make
@@ -35,22 +36,24 @@ class SFTRow:
 def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", learners=("closed-sft", "open-sft"),
                 train_limit: int = 48, steps: int = 60, n: int = 4, limit: int | None = None,
                 gather_model: str | None = "reference", max_tokens: int = 160, settings: dict | None = None,
-                probe_limit: int | None = None) -> list[SFTRow]:
+                probe_limit: int | None = None, dtype: str = "auto") -> list[SFTRow]:
+    """``dtype`` is the models' for probing and evaluation, and the trainers' unless ``settings`` sets one."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
     numpy_paths = {f"numpy.{f}" for f in functions}  # selected_functions are relative to numpy
-    rows = [_row("base", Agent(model=model, max_tokens=max_tokens), env, out, functions, numpy_paths, n, limit, {},
-                 probe_limit)]
+    base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
+    rows = [_row("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
     for name in learners:
         learner = make(name, limit=train_limit, gather_model=gather_model, state_dir=str(out / name / "learner"),
-                       model_dir=str(out / name / "model"), max_steps=steps, **(settings or {}))
-        agent = Agent(model=model, learner=learner, max_tokens=max_tokens)
+                       model_dir=str(out / name / "model"), max_steps=steps, **({"dtype": dtype} | (settings or {})))
+        agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
         agent.evolve(env)
         learner.save(out / name / "learner")
         rows.append(_row(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_limit))
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
               "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
+              "dtype": resolve_dtype(dtype),
               "settings": settings or {},
               "trained_functions": functions, "zwc": env.mapping.origin, "code_version": _code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}

@@ -39,8 +39,14 @@ class ValidationResult:
     def verdict_text(self) -> str:
         lines = [f"closed-book pass@1 = {100 * self.closed.pass_at.get(1, 0):.1f}% (must be 0)",
                  f"closed-book answers calling a real zwc name: {len(self.real_names_in_closed_book)} (must be 0)",
-                 f"reference pass@1 = {100 * self.reference.pass_at.get(1, 0):.1f}% (must be >= 99%)"]
+                 f"reference pass@1 = {100 * self.reference.pass_at.get(1, 0):.1f}% (must be >= 99%)",
+                 f"reference target use = {_percent(self.reference.target_use_rate)} (passing answers that ran "
+                 "every function their task names)"]
         return "\n".join(lines) + ("\nvalid" if self.ok else "\nNOT valid")
+
+
+def _percent(rate: float | None) -> str:
+    return "unknown" if rate is None else f"{100 * rate:.1f}%"
 
 
 def real_zwc_names(code: str, names: frozenset[str]) -> set[str]:

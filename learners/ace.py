@@ -23,7 +23,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agents.learner import EvolveReport
+from agents.prompts import closed_book_outcome
 from envs.zwc import Observation
+from learners.base import progress_bar, warn_empty
 from learners.playbook import Playbook, cited, parse_deltas, parse_tags
 
 
@@ -111,8 +113,7 @@ class AceLearner:
     def update(self, trajectory) -> str:
         with self._lock:
             answer = trajectory.messages[-1]["content"] if trajectory.messages else trajectory.code
-            outcome = "passed all tests" if trajectory.passed else (
-                f"{trajectory.failure.value}: {trajectory.verdict.detail[:300] if trajectory.verdict else ''}")
+            outcome = "passed all tests" if trajectory.passed else self._outcome(trajectory)
             shown = [b.render() for b in self.playbook_state.bullets]
             reflection = self._ask(REFLECT.format(question=trajectory.messages[1]["content"][-1500:]
                                                   if len(trajectory.messages) > 1 else "", answer=answer[:1500],
@@ -130,6 +131,16 @@ class AceLearner:
             self._refine()
             self.updates += 1
             return reflection
+
+    @staticmethod
+    def _outcome(trajectory) -> str:
+        """A failure as the reflector may see it: online updates happen in phase test, where the
+        grader's detail ("expected ..., got ...") would carry hidden tests' answers into the playbook."""
+        if trajectory.verdict is None:
+            return trajectory.failure.value
+        if trajectory.phase == "test":
+            return " ".join(closed_book_outcome(trajectory.verdict))[:300]
+        return f"{trajectory.failure.value}: {trajectory.verdict.detail[:300]}"
 
     def _ask(self, prompt: str) -> str:
         [[answer]] = self._model.generate([[{"role": "user", "content": prompt}]], n=1, temperature=0.0,
@@ -160,24 +171,28 @@ class AceLearner:
         held = min(self.config.validation, max(0, len(tasks) - 1))
         train, validation = tasks[: len(tasks) - held], tasks[len(tasks) - held:]
         generator = Agent(model=self.config.gather_model or agent.model, learner=self,
-                          max_tokens=agent.max_tokens, concurrency=agent.concurrency)
+                          max_tokens=agent.max_tokens, concurrency=agent.concurrency, dtype=agent.dtype)
         best, best_score, scores, episodes = copy.deepcopy(self.playbook_state), -1.0, [], 0
         for _epoch in range(self.config.epochs):
             pending = list(train)
             for _round in range(self.config.max_retries + 1):
                 if not pending:
                     break
-                trajectories = generator.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open")
-                episodes += len(trajectories)
                 failed = []
-                for task, trajectory in zip(pending, trajectories, strict=True):
-                    reflection = self.update(trajectory)
-                    if trajectory.passed:
-                        self.retry_notes.pop(task.task_id, None)
-                    else:
-                        self.retry_notes[task.task_id] = reflection[:600]
-                        failed.append(task)
-                    self._save_if_configured()
+                with progress_bar(f"ace: epoch {_epoch + 1}, round {_round + 1}: {generator.name} answers, "
+                                  f"{agent.name} reflects and curates", total=2 * len(pending)) as progress:
+                    trajectories = generator.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open",
+                                                          on_done=progress.advance)
+                    episodes += len(trajectories)
+                    for task, trajectory in zip(pending, trajectories, strict=True):
+                        reflection = self.update(trajectory)
+                        if trajectory.passed:
+                            self.retry_notes.pop(task.task_id, None)
+                        else:
+                            self.retry_notes[task.task_id] = reflection[:600]
+                            failed.append(task)
+                        self._save_if_configured()
+                        progress.advance()
                 pending = failed
             score = self._validate(agent, env, validation)
             scores.append(score)
@@ -186,12 +201,18 @@ class AceLearner:
         self.playbook_state = best
         self.retry_notes.clear()
         self._save_if_configured()
-        return EvolveReport(learner=self.name, episodes=episodes, seconds=time.perf_counter() - started,
-                            details={"tasks": len(train), "validation_tasks": len(validation),
-                                     "validation_scores": scores, "bullets": len(best.bullets),
-                                     "updates": self.updates, "malformed_curations": self.malformed,
-                                     "dropped_operations": best.dropped_ops,
-                                     "generated_with": self.config.gather_model or agent.name})
+        report = EvolveReport(learner=self.name, episodes=episodes, seconds=time.perf_counter() - started,
+                              details={"tasks": len(train), "validation_tasks": len(validation),
+                                       "validation_scores": scores, "bullets": len(best.bullets),
+                                       "updates": self.updates, "malformed_curations": self.malformed,
+                                       "curations_parsed": self.updates - self.malformed,
+                                       "dropped_operations": best.dropped_ops,
+                                       "generated_with": self.config.gather_model or agent.name})
+        if not best.bullets:
+            parsed = self.updates - self.malformed
+            warn_empty(report, f"the playbook is empty, so the closed-book context is empty ({parsed} of "
+                               f"{self.updates} curations parsed, curated by {agent.name})")
+        return report
 
     def _validate(self, agent, env, tasks) -> float:
         if not tasks:

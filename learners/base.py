@@ -6,14 +6,56 @@ A new learner is one file and one line in ``REGISTRY``; ``make(name, **config)``
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, Learner
 from envs.zwc import Observation
 
-__all__ = ["PARAMETRIC", "REGISTRY", "EvolveReport", "Learner", "NoLearner", "make"]
+__all__ = ["PARAMETRIC", "REGISTRY", "EvolveReport", "Learner", "NoLearner", "make", "progress_bar", "warn_empty"]
+
+
+class ProgressCallback:
+    """``progress(done, total)`` for code that counts, ``advance()`` (thread-safe, any arguments:
+    it can be an ``on_done`` hook) for code that finishes one step at a time."""
+
+    def __init__(self, bar, task, total: int | None = None):
+        self._bar, self._task, self.total, self.done = bar, task, total, 0
+        self._lock = threading.Lock()
+
+    def __call__(self, done: int, total: int | None) -> None:
+        with self._lock:
+            self.done, self.total = done, total
+            self._bar.update(self._task, completed=done, total=total)
+
+    def advance(self, *_: Any) -> None:
+        with self._lock:
+            self.done += 1
+            self._bar.update(self._task, completed=self.done, total=self.total)
+
+
+@contextmanager
+def progress_bar(description: str, total: int | None = None) -> Iterator[ProgressCallback]:
+    """A progress bar on stderr: training phases run for minutes on a CPU, and a silent one
+    cannot be told from a stuck one."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True)) as bar:
+        yield ProgressCallback(bar, bar.add_task(description, total=total), total)
+
+
+def warn_empty(report: EvolveReport, message: str) -> EvolveReport:
+    """Say that a training phase produced nothing the agent will use, in the report
+    (``details["warnings"]``) and on stderr, instead of handing back an unchanged agent silently."""
+    report.details.setdefault("warnings", []).append(message)
+    print(f"warning: {report.learner}: {message}", file=sys.stderr, flush=True)
+    return report
 
 
 class NoLearner:

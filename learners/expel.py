@@ -16,6 +16,7 @@ every task, so a killed ``evolve`` resumes where it stopped.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -25,6 +26,7 @@ from typing import Any
 
 from agents.learner import EvolveReport
 from envs.zwc import Observation, Task
+from learners.base import progress_bar, warn_empty
 from learners.rules import RuleBook, parse_operations
 from memory import InMemoryStore, MemoryStore
 
@@ -167,17 +169,23 @@ class ExpelLearner:
             from agents import Agent
 
             gatherer = Agent(model=self.config.gather_model or agent.model, learner=self,
-                             max_tokens=agent.max_tokens, concurrency=agent.concurrency)
+                             max_tokens=agent.max_tokens, concurrency=agent.concurrency, dtype=agent.dtype)
         episodes = self._gather(gatherer, agent, env, tasks)
         self._remember_successes()
         self._extract(agent)
         self._save_if_configured()
         solved = sum(bool(r.success) for r in self.records.values())
-        return EvolveReport(learner=self.name, episodes=episodes, seconds=time.perf_counter() - started,
-                            details={"tasks": len(tasks), "solved": solved, "rules": len(self.book.rules),
-                                     "operations_applied": self.book.applied, "operations_dropped": self.book.dropped,
-                                     "malformed_answers": self.malformed, "stored_trajectories": len(self.store),
-                                     "gathered_with": self.config.gather_model or agent.name})
+        report = EvolveReport(learner=self.name, episodes=episodes, seconds=time.perf_counter() - started,
+                              details={"tasks": len(tasks), "solved": solved, "rules": len(self.book.rules),
+                                       "operations_applied": self.book.applied,
+                                       "operations_dropped": self.book.dropped, "malformed_answers": self.malformed,
+                                       "stored_trajectories": len(self.store),
+                                       "gathered_with": self.config.gather_model or agent.name})
+        if not self.book.rules:
+            examples = "" if len(self.store) else " and no solved task to retrieve: the closed-book context is empty"
+            warn_empty(report, f"no rules learned{examples} ({gatherer.name} solved {solved} of {len(tasks)} train "
+                               f"tasks; {self.malformed} insight answers held no operation)")
+        return report
 
     def _gather(self, gatherer, agent, env, tasks: list[Task]) -> int:
         episodes = 0
@@ -188,8 +196,9 @@ class ExpelLearner:
                        and len(self.records[t.task_id].reflections) == _round]
             if not pending:
                 break
-            trajectories = gatherer.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open",
-                                                 on_done=lambda _t: self._save_if_configured())
+            with progress_bar(f"expel: {gatherer.name}, attempt {_round + 1}", total=len(pending)) as progress:
+                trajectories = gatherer.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open",
+                                                     on_done=functools.partial(self._episode_done, progress))
             episodes += len(trajectories)  # observe() recorded them: the gatherer's learner is self
             failed = [(t, tr) for t, tr in zip(pending, trajectories, strict=True) if not tr.passed]
             if not failed or _round == self.config.max_reflections:
@@ -203,6 +212,10 @@ class ExpelLearner:
             self._save_if_configured()
         return episodes
 
+    def _episode_done(self, progress, _trajectory) -> None:
+        self._save_if_configured()  # observe() recorded it
+        progress.advance()
+
     def _remember_successes(self) -> None:
         solved = [r for r in self.records.values() if r.success]
         if solved:
@@ -211,18 +224,24 @@ class ExpelLearner:
             self.store.persist()
 
     def _extract(self, agent) -> None:
-        for record in self.records.values():
-            if record.success and record.failures:
+        pairs = [r for r in self.records.values() if r.success and r.failures]
+        successes = [r for r in self.records.values() if r.success]
+        size = self.config.success_chunk
+        chunks = [successes[i:i + size] for i in range(0, len(successes), size)]
+        if not pairs and not chunks:
+            return
+        with progress_bar(f"expel: insights from {agent.name}", total=len(pairs) + len(chunks)) as progress:
+            for record in pairs:
                 failure = record.failures[-1]
                 self._ask(agent, COMPARE.format(rules=self.book.numbered(), question=record.question,
                                                 operations=OPERATIONS,
                                                 failure=failure["failure"], failed=failure["code"] or "(no code)",
                                                 passed=record.success))
-        successes = [r for r in self.records.values() if r.success]
-        for start in range(0, len(successes), self.config.success_chunk):
-            chunk = successes[start:start + self.config.success_chunk]
-            text = "\n\n".join(f"Task: {r.question}\n{r.success}" for r in chunk)
-            self._ask(agent, CRITIQUE.format(rules=self.book.numbered(), successes=text, operations=OPERATIONS))
+                progress.advance()
+            for chunk in chunks:
+                text = "\n\n".join(f"Task: {r.question}\n{r.success}" for r in chunk)
+                self._ask(agent, CRITIQUE.format(rules=self.book.numbered(), successes=text, operations=OPERATIONS))
+                progress.advance()
 
     def _ask(self, agent, prompt: str) -> None:
         [[answer]] = agent.model.generate([[{"role": "user", "content": prompt}]], n=1, temperature=0.0,

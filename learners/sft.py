@@ -19,13 +19,13 @@ import json
 import shutil
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport
 from envs.zwc import Observation
+from learners.base import progress_bar
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, train_sft
 
@@ -67,33 +67,22 @@ class SFTLearnerConfig:
         return cls(**mine, train=train)
 
 
-@contextmanager
-def _bar(description: str):
-    """A progress bar on stderr, as a ``progress(done, total)`` callback."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True)) as bar:
-        task = bar.add_task(description, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
-
-
 def base_model_path(model) -> Path:
     """The local weights behind a model: a backend with ``.path``, or a name, resolved without
-    loading it (``smollm2-135m``, a directory, ``vllm:<directory>``). SFT needs them."""
+    loading it (an embedded model, a directory, ``vllm:<directory>``). SFT needs them."""
     if isinstance(model, str | Path):
         name = str(model)
-        if name == "smollm2-135m":
-            from agents.models.transformers_model import smollm2_directory
+        from agents.models.embedded import SPECS, embedded_directory
 
-            return smollm2_directory()
+        if name in SPECS:
+            return embedded_directory(name)
         path = name.removeprefix("vllm:")
     else:
         name, path = model.name, getattr(model, "path", None)
     if path is None or not (Path(path) / "config.json").is_file():
         raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {name!r} has none here; "
-                              "use smollm2-135m, a model directory, or vllm:<directory>")
+                              "use an embedded model (smollm2-135m, qwen2.5-coder-0.5b), a model directory, or "
+                              "vllm:<directory>")
     return Path(path)
 
 
@@ -136,12 +125,12 @@ class _SFTLearner:
         own = self.config.gather_model in (None, "self")
         gatherer = Agent(model=agent.model if own else self.config.gather_model, max_tokens=self.config.max_tokens or
                          agent.max_tokens, max_turns=agent.max_turns, concurrency=agent.concurrency,
-                         sample_temperature=agent.sample_temperature)
+                         sample_temperature=agent.sample_temperature, dtype=agent.dtype)
         tasks = env.tasks("train")[: self.config.limit]
         data = self.state_dir / "trajectories.jsonl"
         budget, env.docs_chars = env.docs_chars, self.config.docs_chars
         try:
-            with _bar(f"{self.name}: collecting with {gatherer.name}") as progress:
+            with progress_bar(f"{self.name}: collecting with {gatherer.name}") as progress:
                 report = collect(gatherer, env, tasks, data, samples=self.config.samples, progress=progress)
         finally:
             env.docs_chars = budget
@@ -156,11 +145,11 @@ class _SFTLearner:
                                 details={"gathered_with": gatherer.name, "kept": report.in_file, "collect_only": True,
                                          "data": str(data)})
         self.train_result = self._finished_training() or self._train(data, base)
-        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}")
+        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
         details = {"gathered_with": gatherer.name, "kept": report.in_file, "acceptance": round(report.acceptance, 3),
                    **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
-                                                             "tokens_per_second", "peak_memory_mb", "first_loss",
-                                                             "last_loss")},
+                                                             "dtype", "tokens_per_second", "peak_memory_mb",
+                                                             "first_loss", "last_loss")},
                    "train_seconds": self.train_result.get("seconds"), "model_dir": str(self.model_dir)}
         return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
                             details=details)

@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.models.dtype import DTYPES, resolve_dtype
+
 
 @dataclass
 class SFTSettings:
@@ -53,7 +55,9 @@ class SFTSettings:
     logging_steps: int = 5
     seed: int = 0
     gradient_checkpointing: bool = False  # saves memory on GPUs; slower, and not needed, on CPU
-    bf16: bool | None = None              # None: on when a CUDA device supports it
+    # auto: bf16 autocast where the CPU (AMX / AVX-512-BF16) or GPU has bf16 units, else float32;
+    # master weights and optimiser state stay float32 either way (agents.models.dtype)
+    dtype: str = "auto"
 
     def __post_init__(self) -> None:
         problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
@@ -65,6 +69,8 @@ class SFTSettings:
             problems.append(f"warmup_ratio must be in [0, 1) (got {self.warmup_ratio})")
         if not self.learning_rate > 0:
             problems.append(f"learning_rate must be > 0 (got {self.learning_rate})")
+        if self.dtype not in DTYPES:
+            problems.append(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
         if problems:
             raise ValueError("invalid SFTSettings: " + "; ".join(problems))
 
@@ -90,6 +96,7 @@ class TrainResult:
     tokens_per_second: float
     peak_memory_mb: float            # peak RSS during training on CPU; peak allocated on CUDA
     device: str
+    dtype: str = "float32"           # the compute dtype: bfloat16 (autocast) or float32
     first_loss: float | None = None
     last_loss: float | None = None
     model_dir: str = ""
@@ -187,12 +194,13 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     settings = settings or SFTSettings()
     out_dir, model_dir = Path(out_dir), Path(model_dir)
     cuda = torch.cuda.is_available()
-    bf16 = settings.bf16 if settings.bf16 is not None else bool(cuda and torch.cuda.is_bf16_supported())
+    dtype = resolve_dtype(settings.dtype, "cuda" if cuda else "cpu")
+    bf16 = dtype == "bfloat16"  # trainer autocast; the weights load (and are saved) in float32
     tokenizer = AutoTokenizer.from_pretrained(base_model)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     dataset, too_long = load_dataset_for(data, variant, tokenizer, settings.max_length)
-    model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.bfloat16 if bf16 else torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
     peft_config = None
     if settings.lora:
         from peft import LoraConfig
@@ -227,6 +235,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
                          resumed_from=resume.name if resume else None, seconds=round(seconds, 2), tokens=tokens,
                          tokens_per_second=round(tokens / seconds, 1) if seconds > 0 else 0.0,
                          peak_memory_mb=round(peak / 2**20, 1), device="cuda" if cuda else "cpu",
+                         dtype="bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
                          first_loss=losses[0] if losses else None, last_loss=losses[-1] if losses else None,
                          model_dir=str(model_dir), losses=losses)
     result_dict = asdict(result) | {"too_long_dropped": too_long, "settings": asdict(settings)}

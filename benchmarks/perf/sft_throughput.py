@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import Agent
-from agents.models.transformers_model import smollm2_directory
+from agents.models.embedded import embedded_directory
 from envs.zwc import ZWCEnv
 from learners.sft_data import collect
 from learners.sft_train import SFTSettings, TrainResult
@@ -45,8 +45,9 @@ def main() -> None:
             settings = Path(tmp) / f"{name}.json"
             settings.write_text(json.dumps(asdict(SFTSettings(max_steps=args.steps, batch_size=args.batch_size,
                                                               lora=lora, save_steps=10 * args.steps, logging_steps=1))))
+            base = embedded_directory("smollm2-135m")
             done = subprocess.run([sys.executable, "-m", "learners.sft_train", "--data", str(data), "--base",
-                                   str(smollm2_directory()), "--variant", "closed", "--out", str(Path(tmp) / name),
+                                   str(base), "--variant", "closed", "--out", str(Path(tmp) / name),
                                    "--model-dir", str(Path(tmp) / f"{name}-model"), "--settings", str(settings)],
                                   check=True, capture_output=True, text=True)
             report = [line for line in done.stdout.splitlines() if line.startswith('{"')][-1]

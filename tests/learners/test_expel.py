@@ -15,6 +15,7 @@ def test_evolve_leaves_rules_and_examples_that_reach_the_prompt(task_env, smollm
     assert report.details["gathered_with"] == "reference" and report.details["tasks"] == 20
     assert report.details["stored_trajectories"] == report.details["solved"] == 20
     assert len(learner.rules) >= 1, learner.log
+    assert "warnings" not in report.details  # it learned something: nothing to warn about
     task = task_env.tasks("single_test")[0]
     obs = task_env.observe(task, phase="test", mode="closed")
     prompt = first_prompt(obs, learner.context(obs))[1]["content"]

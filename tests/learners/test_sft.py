@@ -14,6 +14,7 @@ import torch
 
 from agents import Agent
 from agents.models import load_model
+from agents.models.dtype import resolve_dtype
 from learners import make
 
 TINY = {"limit": 4, "gather_model": "reference", "docs_chars": 400, "max_steps": 2, "batch_size": 2,
@@ -29,9 +30,16 @@ def test_closed_sft_changes_the_weights_and_the_agent_answers_with_them(task_env
 
     assert report.details["kept"] == 4 and report.details["steps"] == 2 and report.details["gathered_with"] == "reference"
     assert report.details["tokens_per_second"] > 0 and report.details["peak_memory_mb"] > 100
+    assert report.details["dtype"] == resolve_dtype("auto", "cpu")  # the default reaches the trainer
     assert agent.model is not smollm2 and Path(agent.model.path) == learner.model_dir
-    tuned = dict(agent.model.model.named_parameters())
-    changed = [k for k, v in before.items() if not torch.equal(tuned[k].detach(), v)]
+    from safetensors.torch import load_file
+
+    from agents.models.embedded import embedded_directory
+
+    # in float32 as trained and saved: a bfloat16 view rounds a step of lr 1e-4 away on norm weights near 1
+    base = load_file(embedded_directory("smollm2-135m") / "model.safetensors")
+    tuned = load_file(learner.model_dir / "model.safetensors")
+    changed = [k for k in before if not torch.equal(tuned[k], base[k])]
     assert len(changed) == len(before), "every layer-0 weight should move under full fine-tuning"
     untouched = dict(smollm2.model.named_parameters())
     assert all(torch.equal(untouched[k].detach(), v) for k, v in before.items()), "the base model must stay as it was"
@@ -48,6 +56,22 @@ def test_closed_sft_changes_the_weights_and_the_agent_answers_with_them(task_env
     reloaded = load_model(str(again.model_dir))  # later, by path, as `--model RUN/model` does
     [[by_path]] = reloaded.generate([prompt], max_tokens=32)
     assert by_path.text == direct.text
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_the_dtype_setting_reaches_the_trainer_and_the_trained_model(task_env, tmp_path):
+    from learners.sft_train import SFTSettings
+
+    forced = "float32" if resolve_dtype("auto", "cpu") == "bfloat16" else "bfloat16"  # not what auto would pick
+    learner = make("closed-sft", state_dir=str(tmp_path / "state"), **(TINY | {"limit": 2, "max_steps": 1}),
+                   dtype=forced)
+    agent = Agent(model="smollm2-135m", learner=learner, max_tokens=32, dtype=forced)
+    report = agent.evolve(task_env)
+    assert report.details["dtype"] == forced
+    assert json.loads((tmp_path / "state" / "train" / "train_result.json").read_text())["settings"]["dtype"] == forced
+    assert {p.dtype for p in agent.model.model.parameters()} == {getattr(torch, forced)}
+    with pytest.raises(ValueError, match="dtype must be one of auto, bfloat16, float32"):
+        SFTSettings(dtype="float16")
 
 
 @pytest.mark.xdist_group("smollm2")
@@ -113,7 +137,7 @@ def test_training_under_torch_distributed_saves_one_merged_model(task_env, tmp_p
     """The scale-out path (what accelerate launch / torchrun run on GPUs), on 2 CPU processes (gloo)."""
     from safetensors.torch import load_file
 
-    from agents.models.transformers_model import smollm2_directory
+    from agents.models.embedded import embedded_directory
     from learners.sft_data import collect
 
     task_env.docs_chars = 400
@@ -125,7 +149,7 @@ def test_training_under_torch_distributed_saves_one_merged_model(task_env, tmp_p
                                                  "max_length": 512, "warmup_ratio": 0.0}))
     torchrun = Path(sys.executable).with_name("torchrun")
     done = subprocess.run([str(torchrun), "--nproc_per_node", "2", "-m", "learners.sft_train", "--data",
-                           str(tmp_path / "t.jsonl"), "--base", str(smollm2_directory()), "--variant", "closed",
+                           str(tmp_path / "t.jsonl"), "--base", str(embedded_directory("smollm2-135m")), "--variant", "closed",
                            "--out", str(tmp_path / "ck"), "--model-dir", str(tmp_path / "model"), "--settings",
                            str(tmp_path / "s.json")], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -133,6 +157,6 @@ def test_training_under_torch_distributed_saves_one_merged_model(task_env, tmp_p
     assert json.loads(line)["steps"] == 2
     assert (tmp_path / "model" / "config.json").is_file() and not (tmp_path / "model" / "adapter_config.json").exists()
     tuned = load_file(tmp_path / "model" / "model.safetensors")
-    base = load_file(smollm2_directory() / "model.safetensors")
+    base = load_file(embedded_directory("smollm2-135m") / "model.safetensors")
     key = next(k for k in base if "layers.0.self_attn.q_proj.weight" in k)
     assert set(tuned) == set(base) and not torch.equal(tuned[key], base[key])
