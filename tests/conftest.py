@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+
+# `pytest -n N` runs N workers; torch's default (a thread per core in every process) then asks N
+# times more threads than the machine has, and a decode step on 2 busy cores got ~15x slower.
+# Each worker gets its share of the cores (set before any test module imports torch).
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _WORKERS)))
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "sebench-v1"
 API_DOC = SHARED / "api_doc.jsonl"

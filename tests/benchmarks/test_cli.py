@@ -55,7 +55,12 @@ def test_tasks_build_from_the_shell(tmp_path):
     assert result.exit_code == 0, result.output
     for split in ("train", "single_test", "multiple_test"):
         assert (tmp_path / "z" / f"{split}.jsonl").read_text().count("\n") >= 5
-    assert json.loads((tmp_path / "z" / "build_report.json").read_text())["splits"]["train"]["kept"] == 278
+    report = json.loads((tmp_path / "z" / "build_report.json").read_text())
+    assert report["splits"]["train"]["kept"] == 278
+    for split in ("single_test", "multiple_test"):  # split hygiene, near-duplicates by the CLI's embedder
+        hygiene = report["hygiene"][split]
+        assert (hygiene["verbatim_pairs"], hygiene["near_duplicate_pairs"], hygiene["shared_inputs"]) == (0, 0, 0)
+    assert report["near_duplicate_check"].startswith("cosine >= 0.90")
 
 
 def test_official_files_grade_the_official_way_from_the_shell(tmp_path, api_doc, sample_tasks_path):
@@ -86,5 +91,7 @@ def test_compare_writes_a_report_with_plots(tmp_path, task_env):
                                  "--limit", "3", "--out", str(out)])
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()
-    assert "| none | 100.0% | 3 |" in report and "code_version" in report
+    assert "| none | 100.0% | 100.0% | 3 |" in report and "code_version" in report  # pass@1, target use, samples
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["usage"] == "standard" and summary["results"][0]["evaluation"]["target_use_rate"] == 1.0
     assert (out / "pass_at_1.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000
