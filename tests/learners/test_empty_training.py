@@ -2,18 +2,13 @@
 handing back an agent whose closed-book context is silently empty."""
 
 from agents import Agent
-from agents.models.base import Completion
 from learners import make
+from tests.agents.fixed_answer import FixedAnswerModel
 
 
-class WrongModel:
+def WrongModel():  # noqa: N802 - reads as the backend it builds
     """Answers every prompt with the same wrong program: solves nothing, proposes no operation."""
-
-    name = "wrong"
-
-    def generate(self, prompts, *, n=1, temperature=0.0, max_tokens=512, stop=None):
-        text = "```python\nimport zwc\n\ndef solve(*args):\n    return 0\n```"
-        return [[Completion(text=text, tokens=12)] * n for _ in prompts]
+    return FixedAnswerModel("import zwc\n\ndef solve(*args):\n    return 0\n", name="wrong")
 
 
 def test_expel_that_learned_nothing_says_so(task_env, capsys):

@@ -5,20 +5,15 @@ import json
 import pytest
 
 from agents import Agent
-from agents.models.base import Completion
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, SFTLearnerError, base_model_path
 from learners.sft_data import collect, read_samples, to_dataset
 from learners.sft_train import SFTSettings
+from tests.agents.fixed_answer import FixedAnswerModel
 
 
-class ConstantModel:
+def ConstantModel():  # noqa: N802 - reads as the backend it builds
     """A backend that always gives the same (wrong) answer: what rejection must drop."""
-
-    name = "constant"
-
-    def generate(self, prompts, *, n=1, temperature=0.0, max_tokens=512, stop=None):
-        text = "```python\nimport zwc\n\ndef solve(*args):\n    return 0\n```"
-        return [[Completion(text=text, tokens=12)] * n for _ in prompts]
+    return FixedAnswerModel("import zwc\n\ndef solve(*args):\n    return 0\n", name="constant")
 
 
 def test_collect_keeps_passing_answers_with_and_without_docs(task_env, tmp_path):
