@@ -312,7 +312,8 @@ def _overrides(pairs: list[str]) -> dict:
 @app.command("evolve")
 def evolve_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    learner: str = typer.Option(..., "--learner", help="none | expel | ace | open-sft | closed-sft"),
+    learner: str = typer.Option(..., "--learner", help="none | expel | ace | open-sft | closed-sft | open-rl | "
+                                "closed-rl | closed-sft-rl (Closed-RL's ablations: --set preset=sft-like ...)"),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainer's (--set dtype=… wins)."),
     out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),

@@ -25,12 +25,18 @@ class ProgressCallback:
 
     def __init__(self, bar, task, total: int | None = None):
         self._bar, self._task, self.total, self.done = bar, task, total, 0
+        self._description = next((t.description for t in bar.tasks if t.id == task), "")
         self._lock = threading.Lock()
 
     def __call__(self, done: int, total: int | None) -> None:
         with self._lock:
             self.done, self.total = done, total
             self._bar.update(self._task, completed=done, total=total)
+
+    def describe(self, text: str) -> None:
+        """Show ``text`` (e.g. the last reward) beside the bar."""
+        with self._lock:
+            self._bar.update(self._task, description=f"{self._description} ({text})")
 
     def advance(self, *_: Any) -> None:
         with self._lock:
@@ -107,9 +113,21 @@ def _closed_sft(**config: Any) -> Learner:
     return ClosedSFTLearner(**config)
 
 
+def _rl(name: str) -> Callable[..., Learner]:
+    def build(**config: Any) -> Learner:
+        from learners import rl
+
+        return {"open-rl": rl.OpenRLLearner, "closed-rl": rl.ClosedRLLearner,
+                "closed-sft-rl": rl.ClosedSFTRLLearner}[name](**config)
+
+    return build
+
+
 REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel, "ace": _ace,
-                                               "open-sft": _open_sft, "closed-sft": _closed_sft}
-PARAMETRIC = frozenset({"open-sft", "closed-sft"})  # learners that write a model directory (RUN/model)
+                                               "open-sft": _open_sft, "closed-sft": _closed_sft,
+                                               **{n: _rl(n) for n in ("open-rl", "closed-rl", "closed-sft-rl")}}
+# learners that write a model directory (RUN/model)
+PARAMETRIC = frozenset({"open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl"})
 
 
 def make(name: str, **config: Any) -> Learner:

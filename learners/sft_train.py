@@ -103,7 +103,7 @@ class TrainResult:
     losses: list[float] = field(default_factory=list)
 
 
-def _checkpointing(on: bool) -> dict[str, bool]:
+def checkpointing(on: bool) -> dict[str, bool]:
     """Activation checkpointing under the name this transformers knows (renamed in 5.x)."""
     from trl import SFTConfig
 
@@ -111,7 +111,7 @@ def _checkpointing(on: bool) -> dict[str, bool]:
     return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": on}
 
 
-def _same_run(out_dir: Path, run: dict, resume: Path | None) -> None:
+def same_run(out_dir: Path, run: dict, resume: Path | None) -> None:
     """Refuse to resume checkpoints that another configuration wrote; record this one's."""
     record = out_dir / "run.json"
     if resume is not None and record.is_file() and json.loads(record.read_text()) != run:
@@ -131,7 +131,7 @@ def last_checkpoint(out_dir: str | Path) -> Path | None:
     return max(done, key=lambda p: int(p.name[11:]), default=None)
 
 
-class _PeakMemory:
+class PeakMemory:
     """Samples this process's RSS in a thread (CPU has no allocator counter to ask)."""
 
     def __init__(self, interval: float = 0.05):
@@ -146,7 +146,7 @@ class _PeakMemory:
         while not self._stop.wait(self._interval):
             self.peak = max(self.peak, self._process.memory_info().rss)
 
-    def __enter__(self) -> _PeakMemory:
+    def __enter__(self) -> PeakMemory:
         self._thread.start()
         return self
 
@@ -216,21 +216,21 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
         save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
         logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
         report_to="none", disable_tqdm=False, dataloader_num_workers=0,
-        **_checkpointing(settings.gradient_checkpointing))
+        **checkpointing(settings.gradient_checkpointing))
     trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
                          peft_config=peft_config)
     resume = last_checkpoint(out_dir)
-    _same_run(out_dir, {"variant": variant, "data": str(Path(data).resolve()), "settings": asdict(settings)}, resume)
+    same_run(out_dir, {"variant": variant, "data": str(Path(data).resolve()), "settings": asdict(settings)}, resume)
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     started = time.perf_counter()
-    with _PeakMemory() as memory:
+    with PeakMemory() as memory:
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     seconds = time.perf_counter() - started
     peak = torch.cuda.max_memory_allocated() if cuda else memory.peak
     tokens = int(getattr(trainer, "_total_train_tokens", 0))
     losses = [round(float(e["loss"]), 4) for e in trainer.state.log_history if "loss" in e]
-    _save_model(trainer, tokenizer, model_dir)
+    save_model(trainer, tokenizer, model_dir)
     result = TrainResult(variant=variant, samples=len(dataset), steps=trainer.state.global_step,
                          resumed_from=resume.name if resume else None, seconds=round(seconds, 2), tokens=tokens,
                          tokens_per_second=round(tokens / seconds, 1) if seconds > 0 else 0.0,
@@ -244,7 +244,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     return result
 
 
-def _save_model(trainer, tokenizer, model_dir: Path) -> None:
+def save_model(trainer, tokenizer, model_dir: Path) -> None:
     """Write a plain model directory (LoRA merged in), atomically: a crash leaves no half model.
 
     Called on every process: under FSDP or DeepSpeed ``trainer.save_model`` gathers the full

@@ -97,14 +97,14 @@ def test_accelerate_configs_parse():
 
 
 def test_checkpoints_of_other_settings_are_not_resumed(tmp_path):
-    from learners.sft_train import _same_run
+    from learners.sft_train import same_run
 
     run = {"variant": "closed", "data": "/d.jsonl", "settings": {"max_steps": 4}}
-    _same_run(tmp_path, run, None)
+    same_run(tmp_path, run, None)
     (tmp_path / "checkpoint-2").mkdir()
-    _same_run(tmp_path, run, tmp_path / "checkpoint-2")  # the same run: resumes
+    same_run(tmp_path, run, tmp_path / "checkpoint-2")  # the same run: resumes
     with pytest.raises(ValueError, match="other settings"):
-        _same_run(tmp_path, {**run, "settings": {"max_steps": 8}}, tmp_path / "checkpoint-2")
+        same_run(tmp_path, {**run, "settings": {"max_steps": 8}}, tmp_path / "checkpoint-2")
 
 
 def test_a_finished_training_with_other_settings_is_not_taken_as_done(tmp_path):

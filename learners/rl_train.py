@@ -1,0 +1,426 @@
+"""Reinforcement learning against the sandbox verdict, with trl's ``GRPOTrainer``.
+
+One function, ``train_rl``, used in process by the RL learners (``learners/rl.py``) and,
+unchanged, under ``accelerate launch`` on many GPUs, where this module is the entry point:
+
+    accelerate launch --config_file learners/accelerate/ddp.yaml -m learners.rl_train \\
+        --prompts RUN/learner/prompts.jsonl --zwc runs/zwc-seed0 --base Qwen/Qwen3-8B \\
+        --variant closed --out RUN/learner/train --model-dir RUN/model --settings settings.json
+
+**The reward is the verdict and nothing else**: each completion's code (read as the agent
+reads it, ``agents.prompts.extract_code``) is graded by ``env.check_many`` through the
+fork-server pool, batched per rollout, 1.0 for a pass and 0.0 for anything else (no code,
+wrong answer, timeout, no zwc call, bypass attempt). No LLM judge, no partial credit a policy
+could farm.
+
+``variant`` says what the gradient sees. ``open``: the prompt with the task's docs, as the
+rollout saw it (Open-RL). ``closed``: rollouts are generated on the prompt *with* the docs,
+and the policy gradient is taken on the same completion after the prompt *without* them
+(Closed-RL, SE-Bench §4.2). Closed-RL is therefore off-policy by construction: the sampler
+and the policy condition on different prompts, so with vLLM the importance-sampling
+correction (which would compare the two) is switched off.
+
+``advantage`` picks the estimator. ``group``: GRPO's reward minus the group mean (divided by
+the group's std unless ``scale_rewards='none'``). ``binary``: the paper's "SFT-like" policy
+gradient, advantage = reward in {0, 1}: no baseline, so failing completions get no gradient
+and passing ones are pushed up as in SFT. Clipping (``clip``) is PPO's, at ``epsilon``; it only
+binds when the policy has moved since the rollout, which is why ``steps_per_generation``
+defaults to 2 (two optimiser steps per rollout batch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents.models.dtype import DTYPES, resolve_dtype
+from learners.sft_train import PeakMemory, checkpointing, last_checkpoint, same_run, save_model
+
+if TYPE_CHECKING:
+    from envs.zwc import ZWCEnv
+
+ADVANTAGES = ("group", "binary")
+SCALES = ("group", "batch", "none")
+NO_CLIP = 1e9  # an epsilon no ratio reaches: clipping off
+
+
+@dataclass
+class RLSettings:
+    """GRPO settings. Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores);
+    names shared with ``SFTSettings`` mean the same thing."""
+
+    max_steps: int = 8               # optimiser steps
+    learning_rate: float = 5e-6
+    prompts_per_step: int = 2        # distinct train tasks per optimiser step
+    num_generations: int = 4         # completions per task (the group the baseline is taken over)
+    steps_per_generation: int = 2    # optimiser steps per rollout batch (>1: the policy moves, clipping can bind)
+    num_iterations: int = 1          # passes over each rollout batch
+    max_completion_length: int = 160
+    temperature: float = 1.0
+    advantage: str = "group"         # group: reward - group mean (GRPO); binary: A = reward in {0, 1} (SFT-like)
+    scale_rewards: str = "group"     # divide the group-centred advantage by the group / batch std, or not
+    clip: bool = True                # PPO clipping of the importance ratio at 1 +- epsilon
+    epsilon: float = 0.2
+    beta: float = 0.0                # KL penalty to the starting model (0: no reference model kept)
+    loss_type: str = "dapo"          # trl's token-level normalisation
+    warmup_ratio: float = 0.0
+    lora: bool = False
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
+                                                             "gate_proj", "up_proj", "down_proj"])
+    save_steps: int = 4              # checkpoint every N steps (resume point of a killed run)
+    save_total_limit: int = 2
+    logging_steps: int = 1
+    seed: int = 0
+    gradient_checkpointing: bool = False
+    dtype: str = "auto"              # bf16 autocast for the update where the hardware has bf16 units
+    use_vllm: bool = False           # GPU only: rollouts with vLLM (imported by trl, lazily)
+    vllm_mode: str = "colocate"      # colocate | server (`trl vllm-serve` on other GPUs)
+
+    def __post_init__(self) -> None:
+        problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
+                    ("max_steps", "prompts_per_step", "steps_per_generation", "num_iterations",
+                     "max_completion_length", "save_steps", "save_total_limit", "logging_steps", "lora_r")
+                    if getattr(self, name) < 1]
+        if self.num_generations < 2 and self.advantage == "group":
+            problems.append(f"num_generations must be >= 2 for a group baseline (got {self.num_generations}); "
+                            "use advantage=binary for single samples")
+        if self.num_generations < 1:
+            problems.append(f"num_generations must be >= 1 (got {self.num_generations})")
+        if self.advantage not in ADVANTAGES:
+            problems.append(f"advantage must be one of {', '.join(ADVANTAGES)} (got {self.advantage!r})")
+        if self.scale_rewards not in SCALES:
+            problems.append(f"scale_rewards must be one of {', '.join(SCALES)} (got {self.scale_rewards!r})")
+        if not self.learning_rate > 0:
+            problems.append(f"learning_rate must be > 0 (got {self.learning_rate})")
+        if not 0 < self.epsilon < 1:
+            problems.append(f"epsilon must be in (0, 1) (got {self.epsilon})")
+        if self.beta < 0:
+            problems.append(f"beta must be >= 0 (got {self.beta})")
+        if not self.temperature > 0:
+            problems.append(f"temperature must be > 0 (got {self.temperature})")
+        if not 0 <= self.warmup_ratio < 1:
+            problems.append(f"warmup_ratio must be in [0, 1) (got {self.warmup_ratio})")
+        if self.dtype not in DTYPES:
+            problems.append(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
+        if self.vllm_mode not in ("colocate", "server"):
+            problems.append(f"vllm_mode must be colocate or server (got {self.vllm_mode!r})")
+        if problems:
+            raise ValueError("invalid RLSettings: " + "; ".join(problems))
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> RLSettings:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown RL setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**values)
+
+
+@dataclass
+class RLResult:
+    """What one RL run did and cost; ``steps_log`` holds the reward of every rollout batch."""
+
+    variant: str
+    prompts: int
+    steps: int
+    resumed_from: str | None
+    seconds: float
+    rollout_seconds: float           # generating completions
+    grading_seconds: float           # the sandbox verdicts (the reward)
+    update_seconds: float            # everything else: log-probs, loss, backward, optimiser
+    rollout_tokens: int
+    rollout_tokens_per_second: float
+    update_tokens_per_second: float  # prompt + completion tokens through the update per second
+    peak_memory_mb: float
+    device: str
+    dtype: str
+    completions: int                 # graded this run
+    passed: int
+    reward_per_rollout: list[float] = field(default_factory=list)
+    model_dir: str = ""
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.completions if self.completions else 0.0
+
+
+def prompt_key(prompt: list[dict[str, str]]) -> str:
+    """A prompt (chat messages) as a dictionary key."""
+    return json.dumps(prompt, sort_keys=True)
+
+
+class SandboxReward:
+    """trl reward function: the sandbox verdict of each completion's code, 1.0 or 0.0.
+
+    Keeps what it graded (counts per failure class, the last batch's rewards) for the log and
+    for the binary advantage, and appends one JSON line per rollout batch to ``log``."""
+
+    __name__ = "sandbox_verdict"
+
+    def __init__(self, env: ZWCEnv, tasks_by_id: dict, log: Path | None = None):
+        self.env, self.tasks_by_id, self.log = env, tasks_by_id, log
+        self.last: list[float] = []
+        self.history: list[float] = []        # mean reward per rollout batch
+        self.completions = self.passed = 0
+        self.failures: Counter[str] = Counter()
+        self.seconds = 0.0
+
+    def __call__(self, prompts, completions, task_id, trainer_state=None, **_: Any) -> list[float]:
+        from agents.prompts import extract_code
+
+        started = time.perf_counter()
+        texts = [c[-1]["content"] if isinstance(c, list) else c for c in completions]
+        verdicts = self.env.check_many([(self.tasks_by_id[t], extract_code(text)) for t, text in zip(task_id, texts,
+                                                                                                    strict=True)])
+        self.seconds += time.perf_counter() - started
+        self.last = [1.0 if v.passed else 0.0 for v in verdicts]
+        batch = Counter(v.failure.value for v in verdicts)
+        self.failures.update(batch)
+        self.completions += len(verdicts)
+        self.passed += int(sum(self.last))
+        self.history.append(round(sum(self.last) / len(self.last), 4))
+        if self.log is not None and int(os.environ.get("RANK", "0")) == 0:
+            step = trainer_state.global_step if trainer_state is not None else None
+            _append(self.log, {"event": "rollout", "step": step, "completions": len(verdicts),
+                               "pass_rate": self.history[-1], "failures": dict(batch)})
+        return self.last
+
+
+def _append(path: Path, record: dict) -> None:
+    """One JSON line, flushed to disk: the log of a killed run is complete up to the kill."""
+    with path.open("a") as handle:
+        handle.write(json.dumps(record) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def closed_rollout(open_prompts: dict[str, list[dict[str, str]]]):
+    """trl ``rollout_func`` for Closed-RL: generate on the doc prompt, return the doc-less ids.
+
+    ``open_prompts`` maps each doc-less prompt (``prompt_key``) to its prompt with the docs.
+    Generation goes through the trainer's own path (transformers or vLLM), so weight syncing
+    and sampling settings are trl's."""
+
+    def rollout(prompts: list, trainer) -> dict[str, list]:
+        docs = [open_prompts[prompt_key(p)] for p in prompts]
+        open_ids, _, _ = trainer._tokenize_prompts(docs)
+        closed_ids, _, _ = trainer._tokenize_prompts(prompts)
+        completion_ids, logprobs = trainer._generate_single_turn(open_ids, None, {}, trainer.num_generations)
+        trainer.last_rollout = {"generated_on": open_ids, "trained_on": closed_ids}
+        return {"prompt_ids": closed_ids, "completion_ids": completion_ids, "logprobs": logprobs}
+
+    return rollout
+
+
+def _trainer_class():
+    """``GRPOTrainer`` with the binary advantage, timing, and a record of the last batch
+    (what reached the loss), built lazily so importing this module does not import trl."""
+    from trl import GRPOTrainer
+
+    class VerdictGRPOTrainer(GRPOTrainer):
+        def __init__(self, *args, advantage: str = "group", reward: SandboxReward, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.advantage_kind, self.verdict_reward = advantage, reward
+            self.rollout_seconds, self.rollout_tokens, self.update_tokens = 0.0, 0, 0
+            self.last_batch: dict[str, Any] = {}
+            self.last_rollout: dict[str, Any] = {}
+
+        def _generate_single_turn(self, *args, **kwargs):
+            started = time.perf_counter()
+            completion_ids, logprobs = super()._generate_single_turn(*args, **kwargs)
+            self.rollout_seconds += time.perf_counter() - started
+            self.rollout_tokens += sum(len(ids) for ids in completion_ids)
+            return completion_ids, logprobs
+
+        def _generate_and_score_completions(self, inputs):
+            import torch
+
+            output = super()._generate_and_score_completions(inputs)
+            rewards = self.verdict_reward.last
+            if self.advantage_kind == "binary":
+                output["advantages"] = torch.tensor(rewards, dtype=output["advantages"].dtype,
+                                                    device=output["advantages"].device)
+            self.update_tokens += int(output["prompt_mask"].sum() + output["completion_mask"].sum()) * \
+                self.args.num_iterations
+            self.last_batch = {"rewards": list(rewards), "advantages": output["advantages"].tolist(),
+                               "prompt_ids": output["prompt_ids"].cpu(), "prompt_mask": output["prompt_mask"].cpu()}
+            return output
+
+    return VerdictGRPOTrainer
+
+
+def _log_callback(path: Path, progress):
+    from transformers import TrainerCallback
+
+    class JsonLinesLog(TrainerCallback):
+        """trl's logs (reward, advantages' spread, clip ratios, KL, entropy, lr) as JSON lines,
+        and the progress bar's step and last reward."""
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if state.is_world_process_zero and logs:
+                _append(path, {"event": "log", "step": state.global_step, **logs})
+                if progress is not None and "reward" in logs:
+                    progress.describe(f"reward {logs['reward']:.2f}")
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if progress is not None:
+                progress(state.global_step, state.max_steps)
+
+    return JsonLinesLog()
+
+
+def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path,
+                  settings: RLSettings, env: ZWCEnv, progress=None):
+    """The trainer of one RL run: a dataset of train-task prompts, the verdict reward, and,
+    for ``closed``, the rollout that generates with the docs and trains without them.
+
+    ``prompts`` rows: ``{"task_id", "prompt_open", "prompt_closed"}`` (chat messages)."""
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig
+
+    if variant not in ("open", "closed"):
+        raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
+    if not prompts:
+        raise ValueError("no train prompts to roll out on")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tasks_by_id = {t.task_id: t for t in env.tasks("train")}
+    unknown = sorted({p["task_id"] for p in prompts} - set(tasks_by_id))
+    if unknown:
+        raise ValueError(f"prompts name train tasks this build does not have: {', '.join(unknown[:5])}")
+    cuda = torch.cuda.is_available()
+    bf16 = resolve_dtype(settings.dtype, "cuda" if cuda else "cpu") == "bfloat16"
+    tokenizer = AutoTokenizer.from_pretrained(base_model)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
+    column = "prompt_open" if variant == "open" else "prompt_closed"
+    dataset = Dataset.from_list([{"prompt": p[column], "task_id": p["task_id"]} for p in prompts])
+    epsilon = settings.epsilon if settings.clip else NO_CLIP
+    config = GRPOConfig(
+        output_dir=str(out_dir), max_steps=settings.max_steps, learning_rate=settings.learning_rate,
+        per_device_train_batch_size=settings.prompts_per_step * settings.num_generations,
+        gradient_accumulation_steps=1, num_generations=settings.num_generations,
+        steps_per_generation=settings.steps_per_generation, num_iterations=settings.num_iterations,
+        max_completion_length=settings.max_completion_length, temperature=settings.temperature,
+        epsilon=epsilon, epsilon_high=epsilon, beta=settings.beta, loss_type=settings.loss_type,
+        scale_rewards=settings.scale_rewards, warmup_steps=settings.warmup_ratio, lr_scheduler_type="constant"
+        if settings.warmup_ratio == 0 else "constant_with_warmup", save_strategy="steps",
+        save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
+        logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
+        report_to="none", disable_tqdm=True, dataloader_num_workers=0, use_vllm=settings.use_vllm,
+        vllm_mode=settings.vllm_mode, vllm_importance_sampling_correction=variant == "open",
+        **checkpointing(settings.gradient_checkpointing))
+    peft_config = None
+    if settings.lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
+                                 target_modules=settings.lora_targets, task_type="CAUSAL_LM")
+    reward = SandboxReward(env, tasks_by_id, out_dir / "rl_log.jsonl")
+    rollout = None
+    if variant == "closed":
+        rollout = closed_rollout({prompt_key(p["prompt_closed"]): p["prompt_open"] for p in prompts})
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is experimental in trl; we test it
+    trainer = _trainer_class()(model=model, reward_funcs=[reward], args=config, train_dataset=dataset,
+                               processing_class=tokenizer, peft_config=peft_config, rollout_func=rollout,
+                               advantage=settings.advantage, reward=reward)
+    trainer.add_callback(_log_callback(out_dir / "rl_log.jsonl", progress))
+    if progress is not None:  # the bar shows step and reward; the full logs are in rl_log.jsonl
+        from transformers.trainer_callback import PrinterCallback
+
+        trainer.remove_callback(PrinterCallback)
+    return trainer
+
+
+def _fingerprint(prompts: list[dict]) -> str:
+    return hashlib.sha256(json.dumps(prompts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path, model_dir: str | Path,
+             settings: RLSettings | None = None, *, env: ZWCEnv, progress=None) -> RLResult:
+    """Train ``base_model`` with GRPO on ``prompts`` against ``env``'s verdicts and save the
+    model (LoRA merged) to ``model_dir``; resumes from the last checkpoint in ``out_dir``."""
+    import torch
+
+    settings = settings or RLSettings()
+    out_dir, model_dir = Path(out_dir), Path(model_dir)
+    trainer = build_trainer(prompts, base_model, variant, out_dir, settings, env, progress)
+    resume = last_checkpoint(out_dir)
+    same_run(out_dir, {"variant": variant, "base": str(base_model), "prompts": _fingerprint(prompts),
+                       "settings": asdict(settings)}, resume)
+    cuda = torch.cuda.is_available()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    started = time.perf_counter()
+    with PeakMemory() as memory:
+        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
+    seconds = time.perf_counter() - started
+    save_model(trainer, trainer.processing_class, model_dir)
+    reward = trainer.verdict_reward
+    update_seconds = max(seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
+    result = RLResult(
+        variant=variant, prompts=len(prompts), steps=trainer.state.global_step,
+        resumed_from=resume.name if resume else None, seconds=round(seconds, 2),
+        rollout_seconds=round(trainer.rollout_seconds, 2), grading_seconds=round(reward.seconds, 2),
+        update_seconds=round(update_seconds, 2), rollout_tokens=trainer.rollout_tokens,
+        rollout_tokens_per_second=round(trainer.rollout_tokens / trainer.rollout_seconds, 1)
+        if trainer.rollout_seconds else 0.0,
+        update_tokens_per_second=round(trainer.update_tokens / update_seconds, 1),
+        peak_memory_mb=round((torch.cuda.max_memory_allocated() if cuda else memory.peak) / 2**20, 1),
+        device="cuda" if cuda else "cpu",
+        dtype="bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
+        completions=reward.completions, passed=reward.passed, reward_per_rollout=reward.history,
+        model_dir=str(model_dir))
+    if trainer.is_world_process_zero():
+        record = asdict(result) | {"pass_rate": round(result.pass_rate, 4), "failures": dict(reward.failures),
+                                   "settings": asdict(settings)}
+        (out_dir / "train_result.json").write_text(json.dumps(record, indent=1) + "\n")
+    return result
+
+
+def read_prompts(path: str | Path) -> list[dict]:
+    """The prompt rows an RL learner wrote (``prompts.jsonl``)."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    for number, row in enumerate(rows, 1):
+        missing = {"task_id", "prompt_open", "prompt_closed"} - set(row)
+        if missing:
+            raise ValueError(f"{path}:{number}: missing {', '.join(sorted(missing))}")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    from envs.zwc import ZWCEnv
+
+    parser = argparse.ArgumentParser(description="GRPO against the sandbox verdict (works under accelerate launch).")
+    parser.add_argument("--prompts", required=True, help="prompts.jsonl written by the RL learners")
+    parser.add_argument("--zwc", required=True, help="the ZWC build whose train tasks the prompts are")
+    parser.add_argument("--base", required=True, help="base model directory or hub id")
+    parser.add_argument("--variant", required=True, choices=["open", "closed"])
+    parser.add_argument("--out", required=True, help="checkpoint directory (a rerun resumes from it)")
+    parser.add_argument("--model-dir", required=True, help="where the trained model is written")
+    parser.add_argument("--settings", help="JSON file of RLSettings fields")
+    parser.add_argument("--usage", default="standard", choices=["standard", "strict"])
+    args = parser.parse_args(argv)
+    settings = RLSettings.from_dict(json.loads(Path(args.settings).read_text())) if args.settings else RLSettings()
+    with ZWCEnv(args.zwc, usage=args.usage) as env:
+        result = train_rl(read_prompts(args.prompts), args.base, args.variant, args.out, args.model_dir, settings,
+                          env=env)
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(json.dumps({k: v for k, v in asdict(result).items() if k != "reward_per_rollout"}))
+
+
+if __name__ == "__main__":
+    main()

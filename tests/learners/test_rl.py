@@ -1,0 +1,252 @@
+"""RL learners with real trl, the real sandbox and the embedded 135M model, at tiny sizes.
+
+The 135M model earns no open-book reward (0% on the seed-0 slice), so a GRPO step on its own
+rollouts has zero advantages and cannot show that rewards move the weights. Where a test needs
+rewards, generation alone is scripted (``ScriptedRollouts``: the reference solution for even
+rollouts, a wrong answer for odd ones); the trainer, its loss, the sandbox verdicts and the saved
+model are the real ones. The capable model's real rollouts are measured in ``make bench``."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents import Agent
+from agents.models import load_model
+from agents.models.embedded import embedded_directory
+from learners import make
+from learners import rl_train as rl_train_module
+from learners.rl import PRESETS, RLLearnerConfig, rollout_prompts
+from learners.rl_train import RLSettings, SandboxReward, build_trainer
+
+TINY = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2, "steps_per_generation": 1,
+        "max_completion_length": 16, "save_steps": 100, "docs_chars": 300, "limit": 2}
+WRONG = "```python\nimport zwc\n\ndef {name}(*args):\n    return zwc.nonexistent_name(1)\n```"
+
+
+def _settings(**changes) -> RLSettings:
+    values = {k: v for k, v in TINY.items() if k not in ("docs_chars", "limit")}
+    return RLSettings(**{**values, **changes})
+
+
+def _scripted(trainer, tasks_by_prompt):
+    """Replace the trainer's generation with answers of known verdicts (see the module doc)."""
+    tokenizer = trainer.processing_class
+    eos = tokenizer.eos_token_id
+
+    def generate(prompt_ids, images, fields, num_generations):
+        out = []
+        for i, ids in enumerate(prompt_ids):
+            task = tasks_by_prompt(tokenizer.decode(ids))
+            text = f"```python\n{task.reference}```" if i % 2 == 0 else WRONG.format(name=task.entry_point)
+            out.append(tokenizer(text, add_special_tokens=False)["input_ids"] + [eos])
+        return out, None
+
+    trainer._generate_single_turn = generate
+
+
+def _task_finder(tasks):
+    def find(text: str):
+        [task] = [t for t in tasks if t.query in text]
+        return task
+
+    return find
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_the_reward_of_a_completion_is_its_sandbox_verdict(task_env):
+    tasks = task_env.tasks("train")[:4]
+    by_id = {t.task_id: t for t in tasks}
+    reward = SandboxReward(task_env, by_id)
+    completions = [
+        f"```python\n{tasks[0].reference}```",                                   # passes
+        WRONG.format(name=tasks[1].entry_point),                                 # unknown_api
+        "I would call the library here.",                                        # no code at all
+        "```python\n" + tasks[3].reference.replace(tasks[3].function_name,
+                                                     tasks[3].function_name + "\n    while True:\n        pass") + "```",
+        f"```python\n{tasks[0].reference}```".replace("return", "return 1 + "),  # wrong answer or an error
+    ]
+    ids = [tasks[0].task_id, tasks[1].task_id, tasks[2].task_id, tasks[3].task_id, tasks[0].task_id]
+    rewards = reward(None, [[{"role": "assistant", "content": c}] for c in completions], ids)
+    from agents.prompts import extract_code
+
+    verdicts = [task_env.check(by_id[i], extract_code(c)) for i, c in zip(ids, completions, strict=True)]
+    assert rewards == [1.0 if v.passed else 0.0 for v in verdicts]
+    assert rewards[:4] == [1.0, 0.0, 0.0, 0.0]
+    assert [v.failure.value for v in verdicts[1:4]] == ["unknown_api", "no_code", "timeout"]
+    assert reward.completions == 5 and reward.passed == 1 and reward.failures["passed"] == 1
+
+
+@pytest.mark.xdist_group("smollm2")
+@pytest.mark.parametrize("advantage", ["binary", "group"])
+def test_closed_rl_generates_with_the_docs_and_takes_the_gradient_without_them(task_env, tmp_path, advantage):
+    tasks = task_env.tasks("train")[:2]
+    prompts = rollout_prompts(task_env, tasks, 300)
+    trainer = build_trainer(prompts, embedded_directory("smollm2-135m"), "closed", tmp_path, _settings(
+        advantage=advantage), task_env)
+    _scripted(trainer, _task_finder(tasks))
+    reached_loss = []
+    compute_loss = trainer.compute_loss
+
+    def spy(model, inputs, *args, **kwargs):
+        reached_loss.append((inputs["prompt_ids"].clone(), inputs["prompt_mask"].clone(), inputs["advantages"].clone(),
+                             inputs["completion_ids"].clone()))
+        return compute_loss(model, inputs, *args, **kwargs)
+
+    trainer.compute_loss = spy
+    before = {k: v.detach().clone() for k, v in trainer.model.named_parameters() if "layers.0.self_attn" in k}
+    trainer.train()
+
+    tokenizer = trainer.processing_class
+    generated_on = [tokenizer.decode(ids) for ids in trainer.last_rollout["generated_on"]]
+    assert all("Documentation:" in text for text in generated_on), "rollouts must see the docs"
+    assert reached_loss, "the loss was never computed"
+    for ids, mask, _, _ in reached_loss:
+        for row, keep in zip(ids, mask, strict=True):
+            text = tokenizer.decode(row[keep.bool()])
+            assert "Documentation:" not in text and "## zwc." not in text
+            assert any(t.query in text for t in tasks)
+
+    rewards = trainer.last_batch["rewards"]
+    assert rewards == [1.0, 0.0] * (len(rewards) // 2)  # the scripted verdicts, graded by the sandbox
+    # trl shuffles the batch before the update: pair each advantage with its own completion
+    advantages = [float(a) for _, _, batch, _ in reached_loss for a in batch]
+    passing = ["nonexistent_name" not in tokenizer.decode(c) for _, _, _, batch in reached_loss for c in batch]
+    assert sorted(passing) == [False, False, True, True]
+    if advantage == "binary":  # the SFT-like estimator: A is the reward itself, no baseline
+        assert advantages == [1.0 if p else 0.0 for p in passing]
+    else:  # GRPO: centred within each group (one passing and one failing rollout per task)
+        assert sum(advantages) == pytest.approx(0, abs=1e-5)
+        assert all((a > 0) == p for a, p in zip(advantages, passing, strict=True))
+        assert sorted(trainer.last_batch["advantages"])[0] == pytest.approx(-sorted(trainer.last_batch["advantages"])[-1])
+    after = dict(trainer.model.named_parameters())
+    assert any(not torch.equal(after[k].detach(), v) for k, v in before.items()), "a rewarded step must move weights"
+
+    log = [json.loads(line) for line in (tmp_path / "rl_log.jsonl").read_text().splitlines()]
+    rollouts = [e for e in log if e["event"] == "rollout"]
+    logged = [e for e in log if e["event"] == "log" and "reward" in e]
+    assert rollouts and rollouts[0]["pass_rate"] == 0.5 and rollouts[0]["failures"] == {"passed": 2, "unknown_api": 2}
+    assert logged and {"reward", "clip_ratio/region_mean", "entropy"} <= set(logged[0])
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_open_rl_trains_on_what_it_generated_from(task_env, tmp_path):
+    tasks = task_env.tasks("train")[:2]
+    trainer = build_trainer(rollout_prompts(task_env, tasks, 300), embedded_directory("smollm2-135m"), "open",
+                            tmp_path, _settings(), task_env)
+    _scripted(trainer, _task_finder(tasks))
+    trainer.train()
+    ids, mask = trainer.last_batch["prompt_ids"], trainer.last_batch["prompt_mask"]
+    assert all("Documentation:" in trainer.processing_class.decode(r[m.bool()]) for r, m in zip(ids, mask, strict=True))
+    assert trainer.last_rollout == {}  # no custom rollout: trl generates on the prompt it trains on
+
+
+@pytest.mark.xdist_group("smollm2")
+@pytest.mark.parametrize("name", ["closed-rl", "closed-sft-rl"])
+def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_env, smollm2, tmp_path, monkeypatch,
+                                                                          name):
+    base_class = rl_train_module._trainer_class
+
+    def scripted_class():
+        cls = base_class()
+
+        class Scripted(cls):
+            def train(self, *args, **kwargs):
+                _scripted(self, _task_finder(task_env.tasks("train")))
+                return super().train(*args, **kwargs)
+
+        return Scripted
+
+    monkeypatch.setattr(rl_train_module, "_trainer_class", scripted_class)
+    extra = {"sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512, "gather_model": "reference"} \
+        if name == "closed-sft-rl" else {}
+    learner = make(name, state_dir=str(tmp_path / "state"), preset="sft-like", **TINY, **extra)
+    agent = Agent(model=smollm2, learner=learner, max_tokens=24)
+    report = agent.evolve(task_env)
+
+    details = report.details
+    assert details["preset"] == "sft-like" and details["changed_settings"]["advantage"] == "binary"
+    assert details["rollout_pass_rate"] == 0.5 and details["steps"] == 1 and not details.get("warnings")
+    assert 0 < details["grading_share"] < 1 and details["update_tokens_per_second"] > 0
+    if name == "closed-sft-rl":
+        assert details["sft"]["kept"] == 2 and details["sft"]["steps"] == 1
+    from safetensors.torch import load_file
+
+    base = load_file(embedded_directory("smollm2-135m") / "model.safetensors")
+    tuned = load_file(learner.model_dir / "model.safetensors")
+    assert sum(not torch.equal(tuned[k], base[k]) for k in base) > len(base) // 2, "the weights should move"
+    assert Path(agent.model.path) == learner.model_dir
+
+    task = task_env.tasks("single_test")[0]
+    trajectory = agent.run_episode(task_env, task, phase="test", mode="closed")
+    [[direct]] = agent.model.generate([trajectory.messages[:2]], max_tokens=24)
+    assert trajectory.messages[2]["content"] == direct.text  # the episode's answer is the trained model's
+
+    learner.save(tmp_path / "saved")
+    again = make(name)
+    again.load(tmp_path / "saved")
+    assert again.model_dir == learner.model_dir
+    [[by_path]] = load_model(str(again.model_dir)).generate([trajectory.messages[:2]], max_tokens=24)
+    assert by_path.text == direct.text
+
+
+def test_presets_are_documented_changes_and_bad_settings_are_named():
+    config = RLLearnerConfig.from_overrides({"preset": "sft-like-small-lr", "max_steps": 3})
+    assert config.changed() == {"max_steps": 3, "advantage": "binary", "clip": False, "prompts_per_step": 4}
+    assert RLLearnerConfig.from_overrides({"preset": "sft-like", "learning_rate": 1e-6}).train.learning_rate == 1e-6
+    assert set(PRESETS) == {"grpo", "sft-like", "sft-like+clip", "sft-like+grpo-adv", "sft-like-small-lr",
+                            "sft-like-small-batch"}
+    with pytest.raises(ValueError, match="unknown preset 'sft'.*sft-like"):
+        make("closed-rl", preset="sft")
+    with pytest.raises(ValueError, match="unknown RL setting.*batch_size"):
+        make("closed-rl", batch_size=4)
+    with pytest.raises(ValueError, match="advantage must be one of group, binary"):
+        make("open-rl", advantage="ppo")
+    with pytest.raises(ValueError, match="num_generations must be >= 2 for a group baseline"):
+        RLSettings(num_generations=1)
+    with pytest.raises(ValueError, match="epsilon must be in"):
+        RLSettings(epsilon=1.5)
+    assert RLSettings(num_generations=1, advantage="binary").num_generations == 1
+
+
+def test_the_cli_refuses_bad_settings_with_a_message(task_env, tmp_path):
+    result = subprocess.run([sys.executable, "-m", "benchmarks.cli", "evolve", "--zwc", str(task_env.root),
+                             "--learner", "closed-rl", "--out", str(tmp_path / "run"), "--set", "preset=nope"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "unknown preset 'nope'" in result.stderr
+
+
+@pytest.mark.xdist_group("rl-cli")
+def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tmp_path):
+    run = tmp_path / "run"
+    evolve = [sys.executable, "-m", "benchmarks.cli", "evolve", "--zwc", str(task_env.root), "--learner", "open-rl",
+              "--model", "smollm2-135m", "--limit", "2", "--out", str(run), "--set", "max_steps=3",
+              "--set", "save_steps=1", "--set", "prompts_per_step=1", "--set", "num_generations=2",
+              "--set", "steps_per_generation=1", "--set", "max_completion_length=8", "--set", "lora=true",
+              "--set", "docs_chars=200"]
+    killed = subprocess.Popen(evolve, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    checkpoint = run / "learner" / "train" / "checkpoint-1" / "trainer_state.json"
+    deadline = time.monotonic() + 300
+    while not checkpoint.is_file() and killed.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait()
+    assert checkpoint.is_file(), "the run should have checkpointed step 1 before the kill"
+    assert not (run / "model" / "config.json").is_file()
+
+    subprocess.run(evolve, check=True, capture_output=True, timeout=600)
+    details = json.loads((run / "report.json").read_text())["details"]
+    assert int(details["resumed_from"].split("-")[1]) >= 1 and details["steps"] == 3
+    assert (run / "model" / "config.json").is_file() and not (run / "model" / "adapter_config.json").exists()
+    log = [json.loads(line) for line in (run / "learner" / "train" / "rl_log.jsonl").read_text().splitlines()]
+    assert [e["step"] for e in log if e["event"] == "log" and "reward" in e][-1] == 3
+
+    other = subprocess.run([*evolve, "--set", "learning_rate=0.001"],
+                           capture_output=True, text=True, timeout=300)
+    assert other.returncode == 2 and "other settings" in other.stdout + other.stderr
