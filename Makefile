@@ -47,6 +47,8 @@ bench: $(STAMP)
 		--train-limit 20 --out .bench/learners
 	$(BIN)/python -m benchmarks.perf.sft_throughput --zwc .bench/zwc-seed0
 	$(BIN)/sebench sft-compare --zwc .bench/zwc-seed0 --out .bench/sft
+	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --out .bench/rl_step.json
+	$(BIN)/sebench rl-compare --zwc .bench/zwc-seed0 --out .bench/rl --steps 8 --sft-steps 8 --n 2
 
 clean:
 	rm -rf $(VENV) runs .bench

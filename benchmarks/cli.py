@@ -469,6 +469,56 @@ def sft_compare_command(
     Console().print(f"report: {out / 'report.md'}")
 
 
+@app.command("rl-compare")
+def rl_compare_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    out: Path = typer.Option(..., "--out", help="Report directory (report.md, rl.png, summary.json)."),
+    model: str = typer.Option("qwen2.5-coder-0.5b", "--model", help="The base model (local weights)."),
+    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainers' (--set dtype=… wins)."),
+    learners: str = typer.Option(",".join(("closed-sft", "open-rl", "closed-rl", "closed-rl@sft-like",
+                                           "closed-rl@sft-like+clip", "closed-rl@sft-like+grpo-adv",
+                                           "closed-rl@sft-like-small-lr", "closed-rl@sft-like-small-batch",
+                                           "closed-sft-rl")), "--learners",
+                                 help="Comma-separated; closed-rl@PRESET for Table 3's ablations."),
+    train_limit: int = typer.Option(8, "--train-limit", help="The fixed train slice: its first N tasks."),
+    steps: int = typer.Option(8, "--steps", help="RL optimiser steps per learner (the same budget for all)."),
+    sft_steps: int = typer.Option(8, "--sft-steps", help="Closed-SFT's steps (its row and Closed-SFT-RL's stage)."),
+    n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
+    limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
+    probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
+    gather_model: str = typer.Option("reference", "--gather-model", help="Closed-SFT's teacher."),
+    max_tokens: int = typer.Option(160, "--max-tokens"),
+    settings: list[str] = typer.Option([], "--set", help="RL setting KEY=VALUE for every RL learner (repeatable)."),
+) -> None:
+    """The RL Gap: recall and closed-book pass@k of every RL learner against base and Closed-SFT."""
+    from benchmarks.rl_compare import HEADER, parse_learner, rl_compare, table_rows, verdict
+
+    names = tuple(n.strip() for n in learners.split(",") if n.strip())
+    try:
+        for name in names:
+            parse_learner(name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    env = _load_env(zwc)
+    try:
+        rows = rl_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps,
+                          sft_steps=sft_steps, n=n, limit=limit, gather_model=gather_model or None,
+                          max_tokens=max_tokens, settings=_overrides(settings), probe_limit=probe_limit, dtype=dtype)
+    except (RuntimeError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    finally:
+        env.close()
+    table = Table(title=f"RL, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
+    for col in HEADER:
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for cells in table_rows(rows):
+        table.add_row(*cells)
+    Console(width=max(Console().width, 180)).print(table)
+    Console().print(verdict(rows))
+    Console().print(f"report: {out / 'report.md'}")
+
+
 @app.command("serve")
 def serve_command(
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),

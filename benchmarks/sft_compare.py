@@ -43,14 +43,14 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
     functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
     numpy_paths = {f"numpy.{f}" for f in functions}  # selected_functions are relative to numpy
     base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
-    rows = [_row("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
+    rows = [measure("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
     for name in learners:
         learner = make(name, limit=train_limit, gather_model=gather_model, state_dir=str(out / name / "learner"),
                        model_dir=str(out / name / "model"), max_steps=steps, **({"dtype": dtype} | (settings or {})))
         agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
         agent.evolve(env)
         learner.save(out / name / "learner")
-        rows.append(_row(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_limit))
+        rows.append(measure(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_limit))
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
               "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype),
@@ -61,8 +61,9 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
     return rows
 
 
-def _row(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str], numpy_paths: set[str], n: int,
-         limit: int | None, train: dict, probe_limit: int | None) -> SFTRow:
+def measure(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str], numpy_paths: set[str], n: int,
+            limit: int | None, train: dict, probe_limit: int | None) -> SFTRow:
+    """Probe ``agent``'s model for API recall and evaluate it closed-book on the trained functions."""
     report = probe(agent.model, env.mapping, limit=probe_limit)
     report.write(out / name / "probe.json")
     results = out / name / "closed.jsonl"

@@ -162,7 +162,8 @@ class _RLLearner:
                    "tasks": len(tasks), "steps": result["steps"], "resumed_from": result["resumed_from"],
                    "completions": result["completions"], "rollout_pass_rate": result["pass_rate"],
                    "reward_per_rollout": result["reward_per_rollout"], "dtype": result["dtype"],
-                   "train_seconds": result["seconds"], "grading_share": _share(result, "grading_seconds"),
+                   "train_seconds": result["seconds"], "grading_seconds": result["grading_seconds"],
+                   "rollout_seconds": result["rollout_seconds"], "grading_share": _share(result, "grading_seconds"),
                    "rollout_share": _share(result, "rollout_seconds"),
                    "rollout_tokens_per_second": result["rollout_tokens_per_second"],
                    "update_tokens_per_second": result["update_tokens_per_second"],
@@ -206,7 +207,7 @@ class _RLLearner:
 
 
 def _share(result: dict, key: str) -> float:
-    return round(result[key] / result["seconds"], 3) if result.get("seconds") else 0.0
+    return round(result[key] / result["seconds"], 4) if result.get("seconds") else 0.0
 
 
 def _read_state(path, name: str) -> dict:

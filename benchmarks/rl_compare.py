@@ -1,0 +1,163 @@
+"""The RL Gap on one build: base, Closed-SFT, Open-RL, Closed-RL, its ablations, Closed-SFT-RL.
+
+Same build, same train slice (the first ``train_limit`` train tasks), the same RL budget
+(``steps`` optimiser steps of ``prompts_per_step x num_generations`` completions) for every
+RL learner. Each trained model is probed for API recall and evaluated closed-book on the
+single_test tasks of the trained functions, as ``sft_compare`` does. A learner is named by
+registry name, with ``@PRESET`` for Closed-RL's Table 3 ablations (``closed-rl@sft-like``).
+
+Writes ``OUT/report.md``, ``OUT/rl.png`` (the rollouts' reward against steps, and recall and
+pass@1 per learner) and ``OUT/summary.json``; each learner's state and model under
+``OUT/<learner>/`` so a rerun after a kill resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from agents import Agent
+from agents.evaluate import _code_version
+from agents.models.dtype import resolve_dtype
+from benchmarks.sft_compare import SFTRow, measure
+from envs.zwc import ZWCEnv
+from learners import make
+from learners.rl import PRESETS
+
+DEFAULT_LEARNERS = ("closed-sft", "open-rl", "closed-rl", *(f"closed-rl@{p}" for p in PRESETS if p != "grpo"),
+                    "closed-sft-rl")
+SFT_NAMES = ("closed-sft", "open-sft")
+
+
+def parse_learner(spec: str) -> tuple[str, str | None]:
+    """``closed-rl@sft-like`` -> (``closed-rl``, ``sft-like``); a named error for unknown ones."""
+    name, _, preset = spec.partition("@")
+    if name not in (*SFT_NAMES, "open-rl", "closed-rl", "closed-sft-rl"):
+        raise ValueError(f"rl-compare runs closed-sft, open-sft, open-rl, closed-rl[@PRESET] and closed-sft-rl; "
+                         f"got {spec!r}")
+    if preset and (name != "closed-rl" or preset not in PRESETS):
+        raise ValueError(f"{spec!r}: presets are Closed-RL's: closed-rl@{{{','.join(PRESETS)}}}")
+    return name, preset or None
+
+
+def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b",
+               learners: tuple[str, ...] = DEFAULT_LEARNERS, train_limit: int = 8, steps: int = 8,
+               sft_steps: int = 8, n: int = 4, limit: int | None = None, gather_model: str | None = "reference",
+               max_tokens: int = 160, settings: dict | None = None, probe_limit: int | None = None,
+               dtype: str = "auto") -> list[SFTRow]:
+    """``settings`` go to every RL learner (and to nothing else); ``sft_steps`` is Closed-SFT's
+    budget, for its own row and for the first stage of Closed-SFT-RL."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    specs = [(spec, *parse_learner(spec)) for spec in learners]
+    functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
+    numpy_paths = {f"numpy.{f}" for f in functions}
+    base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
+    rows = [measure("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
+    for spec, name, preset in specs:
+        folder = out / spec.replace("@", "_")
+        config: dict = {"limit": train_limit, "state_dir": str(folder / "learner"), "model_dir": str(folder / "model"),
+                        "dtype": dtype}
+        if name in SFT_NAMES:
+            config |= {"gather_model": gather_model, "max_steps": sft_steps}
+        else:
+            config |= {"max_steps": steps, **(settings or {})}
+            if preset:
+                config["preset"] = preset
+            if name == "closed-sft-rl":
+                config |= {"gather_model": gather_model, "sft_max_steps": sft_steps}
+        learner = make(name, **config)
+        agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
+        report = agent.evolve(env)
+        learner.save(folder / "learner")
+        train = dict(getattr(learner, "train_result", None) or report.details)
+        rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit))
+    config = {"model": model, "train_limit": train_limit, "steps": steps, "sft_steps": sft_steps, "n": n,
+              "limit": limit, "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
+              "dtype": resolve_dtype(dtype), "settings": settings or {}, "trained_functions": functions,
+              "zwc": env.mapping.origin, "code_version": _code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    _write_report(rows, out, config)
+    return rows
+
+
+def verdict(rows: list[SFTRow]) -> str:
+    """Whether the paper's RL Gap shows here, either way: standard Closed-RL (GRPO) gains nothing
+    closed-book over the base model, while the SFT-like policy gradient does."""
+    by = {r.name: r for r in rows}
+    if "closed-rl" not in by or "closed-rl@sft-like" not in by:
+        return ""
+    base, grpo, like = (by[k].evaluation.pass_at.get(1, 0.0) for k in ("base", "closed-rl", "closed-rl@sft-like"))
+    recall = [f"{100 * by[k].trained_recall:.1f}%" for k in ("base", "closed-rl", "closed-rl@sft-like")]
+    shows = grpo <= base and like > grpo
+    return (f"Closed-RL (GRPO) reaches {100 * grpo:.1f}% closed-book pass@1 against the base model's "
+            f"{100 * base:.1f}%, the SFT-like variant {100 * like:.1f}% (recall of the trained functions: "
+            f"base {recall[0]}, GRPO {recall[1]}, SFT-like {recall[2]}): the paper's RL Gap "
+            f"{'shows' if shows else 'does not show'} here.")
+
+
+HEADER = ["model", "recall (all)", "recall (trained fns)", "pass@1", "best pass@k", "steps",
+          "rollout pass rate (first -> last)", "rollout tok/s", "update tok/s", "grading share", "peak MB", "train s"]
+
+
+def table_rows(rows: list[SFTRow]) -> list[list[str]]:
+    lines = []
+    for r in rows:
+        top = max(r.evaluation.pass_at, default=0)
+        t = r.train
+        curve = t.get("reward_per_rollout") or []
+        lines.append([r.name, f"{100 * r.probe.recall:.1f}%", f"{100 * r.trained_recall:.1f}%",
+                      f"{100 * r.evaluation.pass_at.get(1, 0):.1f}%",
+                      f"{100 * r.evaluation.pass_at.get(top, 0):.1f}% @{top}" if top else "-",
+                      str(t.get("steps", "-")),
+                      f"{100 * curve[0]:.0f}% -> {100 * curve[-1]:.0f}%" if curve else "-",
+                      str(t.get("rollout_tokens_per_second", "-")),
+                      str(t.get("update_tokens_per_second", t.get("tokens_per_second", "-"))),
+                      str(t.get("grading_share", "-")), str(t.get("peak_memory_mb", "-")),
+                      str(t.get("train_seconds", t.get("seconds", "-")))])
+    return lines
+
+
+def _write_report(rows: list[SFTRow], out: Path, config: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (curves, bars) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for r in rows:
+        rewards = r.train.get("reward_per_rollout") or []
+        if rewards:
+            per = max(1, r.train.get("steps", len(rewards)) // len(rewards))  # steps per rollout batch
+            curves.plot([per * (i + 1) for i in range(len(rewards))], [100 * v for v in rewards], marker="o",
+                        label=r.name)
+    curves.set_xlabel("optimiser step")
+    curves.set_ylabel("rollout pass rate (reward), %")
+    curves.set_ylim(-3, 103)
+    curves.set_title("reward during training")
+    if curves.lines:
+        curves.legend(fontsize=7)
+    width = 0.4
+    xs = range(len(rows))
+    bars.bar([x - width / 2 for x in xs], [100 * r.trained_recall for r in rows], width, label="recall (trained fns)")
+    bars.bar([x + width / 2 for x in xs], [100 * r.evaluation.pass_at.get(1, 0) for r in rows], width,
+             label="pass@1 closed-book")
+    bars.set_xticks(list(xs), [r.name for r in rows], rotation=30, ha="right", fontsize=7)
+    bars.set_ylabel("%")
+    bars.set_title("after training, closed-book")
+    bars.legend(fontsize=7)
+    fig.suptitle(f"{config['model']}: {config['steps']} RL steps on the first {config['train_limit']} train tasks")
+    fig.tight_layout()
+    fig.savefig(out / "rl.png", dpi=120)
+    plt.close(fig)
+    lines = [f"# The RL Gap, closed-book, {config['model']}", "",
+             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows)]
+    lines += ["", verdict(rows), "", "![reward and recall](rl.png)", "", "## Config", "", "```json",
+              json.dumps(config, indent=1), "```"]
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+    (out / "summary.json").write_text(json.dumps(
+        {"config": config, "verdict": verdict(rows),
+         "rows": [{"name": r.name, "recall": r.probe.recall, "trained_recall": r.trained_recall,
+                   "evaluation": asdict(r.evaluation), "train": r.train} for r in rows]}, indent=1))

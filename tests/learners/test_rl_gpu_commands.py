@@ -1,0 +1,38 @@
+"""The README's GPU commands for the RL learners are the ones the code runs: every flag exists,
+every --set parses into valid settings, the accelerate config is there and parses."""
+
+import re
+import shlex
+from pathlib import Path
+
+import yaml
+
+from benchmarks.cli import _overrides
+from learners import make
+from learners.rl_train import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _commands() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text()
+    [block] = [b for b in re.findall(r"```bash\n(.*?)```", readme, re.DOTALL) if "learners.rl_train" in b]
+    joined = re.sub(r"\\\n\s*", " ", block)
+    return [shlex.split(line, comments=True) for line in joined.splitlines() if line.strip()]
+
+
+def test_the_readme_gpu_commands_parse(tmp_path):
+    commands = _commands()
+    evolve = next(c for c in commands if c[:2] == ["sebench", "evolve"])
+    pairs = [evolve[i + 1] for i, arg in enumerate(evolve) if arg == "--set"]
+    learner = evolve[evolve.index("--learner") + 1]
+    config = _overrides(pairs)
+    built = make(learner, state_dir=str(tmp_path), **config)
+    assert built.config.train.use_vllm is True and built.config.limit is None
+
+    launch = next(c for c in commands if c[:2] == ["accelerate", "launch"])
+    config_file = ROOT / launch[launch.index("--config_file") + 1]
+    assert isinstance(yaml.safe_load(config_file.read_text()), dict)
+    module_args = launch[launch.index("learners.rl_train") + 1:]
+    args = build_parser().parse_args(module_args)
+    assert args.variant == "closed" and args.prompts.endswith("prompts.jsonl")
