@@ -34,6 +34,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
@@ -78,7 +79,8 @@ class RLSettings:
     lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
                                                              "gate_proj", "up_proj", "down_proj"])
     save_steps: int = 4              # checkpoint every N steps (resume point of a killed run)
-    save_total_limit: int = 2
+    save_total_limit: int = 1        # a full checkpoint of a 0.5B model with Adam is ~7.5 GB
+    keep_checkpoints: bool = False   # a finished run deletes them: RUN/model holds the result
     logging_steps: int = 1
     seed: int = 0
     gradient_checkpointing: bool = False
@@ -413,6 +415,9 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     seconds = time.perf_counter() - started
     save_model(trainer, trainer.processing_class, model_dir)
+    if not settings.keep_checkpoints and trainer.is_world_process_zero():
+        for checkpoint in out_dir.glob("checkpoint-*"):
+            shutil.rmtree(checkpoint, ignore_errors=True)
     reward = trainer.verdict_reward
     update_seconds = max(seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
     result = RLResult(

@@ -148,7 +148,7 @@ def test_open_rl_trains_on_what_it_generated_from(task_env, tmp_path):
 
 
 @pytest.mark.xdist_group("smollm2")
-@pytest.mark.parametrize("name", ["closed-rl", "closed-sft-rl"])
+@pytest.mark.parametrize("name", ["open-rl", "closed-rl", "closed-sft-rl"])
 def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_env, smollm2, tmp_path, monkeypatch,
                                                                           name):
     base_class = rl_train_module._trainer_class
