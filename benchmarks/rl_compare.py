@@ -1,10 +1,11 @@
 """The RL Gap on one build: base, Closed-SFT, Open-RL, Closed-RL, its ablations, Closed-SFT-RL.
 
-Same build, same train slice (the first ``train_limit`` train tasks), the same RL budget
-(``steps`` optimiser steps of ``prompts_per_step x num_generations`` completions) for every
-RL learner. Each trained model is probed for API recall and evaluated closed-book on the
-single_test tasks of the trained functions, as ``sft_compare`` does. A learner is named by
-registry name, with ``@PRESET`` for Closed-RL's Table 3 ablations (``closed-rl@sft-like``).
+Same build, same train slice (the first ``train_limit`` train tasks), the same number of
+optimiser steps for every RL learner; the SFT-like presets take the paper's "larger batch" (2x
+the prompts per step), so the table shows each learner's rollouts (its budget) beside them.
+Each trained model is probed for API recall and evaluated closed-book on the single_test tasks
+of the trained functions, as ``sft_compare`` does. A learner is named by registry name, with
+``@PRESET`` for Closed-RL's Table 3 ablations (``closed-rl@sft-like``).
 
 Writes ``OUT/report.md``, ``OUT/rl.png`` (the rollouts' reward against steps, and recall and
 pass@1 per learner) and ``OUT/summary.json``; each learner's state and model under
@@ -97,7 +98,7 @@ def verdict(rows: list[SFTRow]) -> str:
             f"{'shows' if shows else 'does not show'} here.")
 
 
-HEADER = ["model", "recall (all)", "recall (trained fns)", "pass@1", "best pass@k", "steps",
+HEADER = ["model", "recall (all)", "recall (trained fns)", "pass@1", "best pass@k", "steps", "rollouts",
           "rollout pass rate (first -> last)", "rollout tok/s", "update tok/s", "grading share", "peak MB", "train s"]
 
 
@@ -110,7 +111,7 @@ def table_rows(rows: list[SFTRow]) -> list[list[str]]:
         lines.append([r.name, f"{100 * r.probe.recall:.1f}%", f"{100 * r.trained_recall:.1f}%",
                       f"{100 * r.evaluation.pass_at.get(1, 0):.1f}%",
                       f"{100 * r.evaluation.pass_at.get(top, 0):.1f}% @{top}" if top else "-",
-                      str(t.get("steps", "-")),
+                      str(t.get("steps", "-")), str(t.get("completions", "-")),
                       f"{100 * curve[0]:.0f}% -> {100 * curve[-1]:.0f}%" if curve else "-",
                       str(t.get("rollout_tokens_per_second", "-")),
                       str(t.get("update_tokens_per_second", t.get("tokens_per_second", "-"))),

@@ -148,14 +148,12 @@ class _RLLearner:
         if not tasks:
             raise RLLearnerError("the build has no train tasks to roll out on")
         prompts = rollout_prompts(env, tasks, self.config.docs_chars)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
+            train_rl(prompts, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train,
+                     env=env, progress=progress)  # returns a finished run's result without redoing it
+        self.result = json.loads((self.state_dir / "train" / "train_result.json").read_text())
+        # the rows an `accelerate launch -m learners.rl_train` rerun (or a GPU user) trains on
         (self.state_dir / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in prompts))
-        self.result = self._finished_training()
-        if not self.result:
-            with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
-                train_rl(prompts, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train,
-                         env=env, progress=progress)
-            self.result = json.loads((self.state_dir / "train" / "train_result.json").read_text())
         agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
         result = self.result
         details = {"preset": self.config.preset or "grpo", "changed_settings": self.config.changed(),
@@ -175,17 +173,6 @@ class _RLLearner:
                                "the policy gradient was zero (only a KL term, if any, moved the weights); use a "
                                "model that earns open-book rewards, more train tasks, or more samples")
         return report
-
-    def _finished_training(self) -> dict:
-        """The result of a training that already completed with these settings, or {}."""
-        path = self.state_dir / "train" / "train_result.json"
-        if not path.is_file() or not (self.model_dir / "config.json").is_file():
-            return {}
-        result = json.loads(path.read_text())
-        if result.get("settings") != asdict(self.config.train) or result.get("variant") != self.variant:
-            raise RLLearnerError(f"{path.parent} holds a finished {result.get('variant')}-RL training with other "
-                                 "settings; evolve into another state_dir (--out), or delete it to retrain")
-        return result
 
     # -- persistence ----------------------------------------------------------------------
     def state(self) -> dict:
@@ -233,7 +220,7 @@ class ClosedRLLearner(_RLLearner):
 
 
 _SHARED = ("limit", "docs_chars", "dtype")  # settings both stages of Closed-SFT-RL take
-_SFT_ONLY = ("gather_model", "samples", "collect_only")
+_SFT_ONLY = ("gather_model", "samples", "collect_only")  # collect_only is refused with a reason
 
 
 class ClosedSFTRLLearner:
@@ -252,8 +239,12 @@ class ClosedSFTRLLearner:
         self.state_root = overrides.get("state_dir")
         for key in ("state_dir", "model_dir"):  # the SFT stage lives under STATE_DIR/sft
             sft.pop(key, None)
-        self.sft = ClosedSFTLearner(config=SFTLearnerConfig.from_overrides(sft))
+        if sft.pop("collect_only", False):
+            raise ValueError("closed-sft-rl trains RL from the SFT model, so collect_only cannot apply; "
+                             "run closed-sft with collect_only for the data alone")
         self.rl = ClosedRLLearner(config=RLLearnerConfig.from_overrides(rl))
+        sft.setdefault("limit", self.rl.config.limit)  # both stages on the same train tasks
+        self.sft = ClosedSFTLearner(config=SFTLearnerConfig.from_overrides(sft))
 
     def context(self, obs) -> str:
         return ""

@@ -35,6 +35,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 ADVANTAGES = ("group", "binary")
 SCALES = ("group", "batch", "none")
 NO_CLIP = 1e9  # an epsilon no ratio reaches: clipping off
+LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # trl's clipped-ratio losses (where `clip` means PPO's)
 
 
 @dataclass
@@ -93,11 +95,10 @@ class RLSettings:
                     ("max_steps", "prompts_per_step", "steps_per_generation", "num_iterations",
                      "max_completion_length", "save_steps", "save_total_limit", "logging_steps", "lora_r")
                     if getattr(self, name) < 1]
-        if self.num_generations < 2 and self.advantage == "group":
-            problems.append(f"num_generations must be >= 2 for a group baseline (got {self.num_generations}); "
-                            "use advantage=binary for single samples")
-        if self.num_generations < 1:
-            problems.append(f"num_generations must be >= 1 (got {self.num_generations})")
+        if self.num_generations < 2:  # trl's GRPOConfig refuses 1, whatever the advantage
+            problems.append(f"num_generations must be >= 2 (got {self.num_generations})")
+        if self.loss_type not in LOSS_TYPES:
+            problems.append(f"loss_type must be one of {', '.join(LOSS_TYPES)} (got {self.loss_type!r})")
         if self.advantage not in ADVANTAGES:
             problems.append(f"advantage must be one of {', '.join(ADVANTAGES)} (got {self.advantage!r})")
         if self.scale_rewards not in SCALES:
@@ -194,7 +195,7 @@ class SandboxReward:
         if self.log is not None and int(os.environ.get("RANK", "0")) == 0:
             step = trainer_state.global_step if trainer_state is not None else None
             _append(self.log, {"event": "rollout", "step": step, "completions": len(verdicts),
-                               "pass_rate": self.history[-1], "failures": dict(batch)})
+                               "passed": int(sum(self.last)), "pass_rate": self.history[-1], "failures": dict(batch)})
         return self.last
 
 
@@ -250,10 +251,10 @@ def _trainer_class():
 
         @property
         def bf16_rollouts(self) -> bool:
-            """On a CPU with bf16 units, rollouts run on a bfloat16 copy of the policy: the fp32
-            master weights would make the long doc prompts' prefill ~6x slower (measured: 16 rollouts
-            of qwen2.5-coder-0.5b took 4 min in fp32). The copy is refreshed after every optimiser
-            step, so it lags nothing; it rounds like vLLM's bf16 sampler does on a GPU."""
+            """On a CPU with bf16 units, rollouts run on a bfloat16 copy of the policy: with the fp32
+            master weights the first rollout batch of qwen2.5-coder-0.5b (16 completions after
+            ~530-token doc prompts) took ~4 min, with the copy ~1.8 min. The copy is refreshed after
+            every optimiser step, so it lags nothing; it rounds like vLLM's bf16 sampler on a GPU."""
             return self.args.bf16 and not self.use_vllm and self.accelerator.device.type == "cpu"
 
         def _generate_bf16(self, prompt_ids: list[list[int]]) -> list[list[int]]:
@@ -294,8 +295,15 @@ def _trainer_class():
                                                     device=output["advantages"].device)
             self.update_tokens += int(output["prompt_mask"].sum() + output["completion_mask"].sum()) * \
                 self.args.num_iterations
-            self.last_batch = {"rewards": list(rewards), "advantages": output["advantages"].tolist(),
+            advantages = output["advantages"].float()
+            self.last_batch = {"rewards": list(rewards), "advantages": advantages.tolist(),
                                "prompt_ids": output["prompt_ids"].cpu(), "prompt_mask": output["prompt_mask"].cpu()}
+            log = self.verdict_reward.log
+            if log is not None and self.accelerator.is_main_process:  # trl logs GRPO's, whatever the estimator
+                _append(log, {"event": "advantages", "step": self.state.global_step, "kind": self.advantage_kind,
+                              "mean": round(advantages.mean().item(), 4), "std": round(advantages.std().item(), 4)
+                              if advantages.numel() > 1 else 0.0, "min": round(advantages.min().item(), 4),
+                              "max": round(advantages.max().item(), 4)})
             return output
 
     return VerdictGRPOTrainer
@@ -336,6 +344,13 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
         raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
     if not prompts:
         raise ValueError("no train prompts to roll out on")
+    needed = int(os.environ.get("WORLD_SIZE", "1")) * settings.prompts_per_step * settings.steps_per_generation
+    if len(prompts) < needed:  # trl's sampler would drop the short batch and train 0 steps, saying nothing
+        raise ValueError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
+                         f"steps_per_generation) and {len(prompts)} were given; raise limit or lower those settings")
+    if len(prompts) % needed:
+        print(f"warning: {len(prompts) % needed} of {len(prompts)} train tasks do not fill a rollout batch of "
+              f"{needed} and are left out of each pass", file=sys.stderr)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     tasks_by_id = {t.task_id: t for t in env.tasks("train")}
@@ -348,14 +363,21 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
+    # rollouts stop where evaluation stops (agents.models.transformers_model: EOS or pad), so the
+    # reward grades the text an evaluated answer would be
+    declared = model.generation_config.eos_token_id
+    declared = [declared] if isinstance(declared, int) else list(declared or [])
+    model.generation_config.eos_token_id = sorted({*declared, tokenizer.eos_token_id, tokenizer.pad_token_id})
     column = "prompt_open" if variant == "open" else "prompt_closed"
     dataset = Dataset.from_list([{"prompt": p[column], "task_id": p["task_id"]} for p in prompts])
     epsilon = settings.epsilon if settings.clip else NO_CLIP
     config = GRPOConfig(
         output_dir=str(out_dir), max_steps=settings.max_steps, learning_rate=settings.learning_rate,
-        # one micro-batch per group, accumulated over the step's prompts: peak memory grows with
-        # num_generations, not with the whole batch (logits are 4 bytes x 152k vocabulary per token);
-        # trl counts steps_per_generation in micro-batches
+        # micro-batches of num_generations completions, accumulated to prompts_per_step x
+        # num_generations per optimiser step: peak memory grows with the micro-batch, not the step
+        # (logits are 4 bytes x 152k vocabulary per token). trl shuffles the rollout batch before
+        # splitting it, so a micro-batch mixes tasks; the group baseline is computed before that.
+        # trl counts steps_per_generation in micro-batches.
         per_device_train_batch_size=settings.num_generations, gradient_accumulation_steps=settings.prompts_per_step,
         num_generations=settings.num_generations,
         steps_per_generation=settings.prompts_per_step * settings.steps_per_generation,
@@ -395,18 +417,72 @@ def _fingerprint(prompts: list[dict]) -> str:
     return hashlib.sha256(json.dumps(prompts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def run_record(prompts: list[dict], base_model: str | Path, variant: str, settings: RLSettings, usage: str) -> dict:
+    """What makes two RL runs the same run: resuming or reusing across any difference is refused."""
+    return {"variant": variant, "base": str(base_model), "prompts": _fingerprint(prompts), "usage": usage,
+            "settings": asdict(settings)}
+
+
+class FinishedRunMismatch(ValueError):
+    """``out_dir`` holds a finished run of another configuration."""
+
+
+def finished_result(out_dir: str | Path, model_dir: str | Path, run: dict) -> dict | None:
+    """The result of a run that already finished with exactly this configuration, if any."""
+    path = Path(out_dir) / "train_result.json"
+    if not path.is_file() or not (Path(model_dir) / "config.json").is_file():
+        return None
+    result = json.loads(path.read_text())
+    if result.get("run") != run:
+        differ = sorted(k for k in run if (result.get("run") or {}).get(k) != run[k])
+        raise FinishedRunMismatch(f"{path.parent} holds a finished RL run that differs in "
+                                  f"{', '.join(differ) or 'its record'}; train into another directory (--out), or "
+                                  "delete it to retrain")
+    return result
+
+
+def _resumed_log(path: Path, step: int | None) -> None:
+    """Drop what a killed run logged after the checkpoint it resumes from: those rollouts are redone."""
+    if not path.is_file():
+        return
+    if step is None:
+        path.unlink()
+        return
+    keep = []
+    for line in path.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # the line a kill cut short
+        logged = entry.get("step") or 0
+        if logged < step or (entry.get("event") == "log" and logged == step):
+            keep.append(line)
+    path.write_text("".join(line + "\n" for line in keep))
+
+
+def _rollouts(path: Path) -> list[dict]:
+    return [e for e in map(json.loads, path.read_text().splitlines()) if e.get("event") == "rollout"]
+
+
 def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path, model_dir: str | Path,
              settings: RLSettings | None = None, *, env: ZWCEnv, progress=None) -> RLResult:
     """Train ``base_model`` with GRPO on ``prompts`` against ``env``'s verdicts and save the
-    model (LoRA merged) to ``model_dir``; resumes from the last checkpoint in ``out_dir``."""
+    model (LoRA merged) to ``model_dir``. Resumes from the last checkpoint in ``out_dir``; a run
+    that finished with the same configuration is returned, not redone; another is refused."""
     import torch
 
     settings = settings or RLSettings()
     out_dir, model_dir = Path(out_dir), Path(model_dir)
+    run = run_record(prompts, base_model, variant, settings, env.usage)
+    done = finished_result(out_dir, model_dir, run)
+    if done is not None:
+        return RLResult(**{f.name: done[f.name] for f in fields(RLResult)})
     trainer = build_trainer(prompts, base_model, variant, out_dir, settings, env, progress)
     resume = last_checkpoint(out_dir)
-    same_run(out_dir, {"variant": variant, "base": str(base_model), "prompts": _fingerprint(prompts),
-                       "settings": asdict(settings)}, resume)
+    same_run(out_dir, run, resume)
+    log = out_dir / "rl_log.jsonl"
+    if int(os.environ.get("RANK", "0")) == 0:
+        _resumed_log(log, int(resume.name.split("-")[1]) if resume else None)
     cuda = torch.cuda.is_available()
     if cuda:
         torch.cuda.reset_peak_memory_stats()
@@ -415,11 +491,15 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     seconds = time.perf_counter() - started
     save_model(trainer, trainer.processing_class, model_dir)
-    if not settings.keep_checkpoints and trainer.is_world_process_zero():
-        for checkpoint in out_dir.glob("checkpoint-*"):
-            shutil.rmtree(checkpoint, ignore_errors=True)
     reward = trainer.verdict_reward
     update_seconds = max(seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
+    # the whole run's rollouts, before and after a resume, are in the log (timings are this process's)
+    rollouts = _rollouts(log) if log.is_file() else []
+    completions = sum(r["completions"] for r in rollouts) or reward.completions
+    passed = sum(r["passed"] for r in rollouts) if rollouts else reward.passed
+    failures: Counter[str] = Counter()
+    for r in rollouts:
+        failures.update(r["failures"])
     result = RLResult(
         variant=variant, prompts=len(prompts), steps=trainer.state.global_step,
         resumed_from=resume.name if resume else None, seconds=round(seconds, 2),
@@ -431,12 +511,16 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
         peak_memory_mb=round((torch.cuda.max_memory_allocated() if cuda else memory.peak) / 2**20, 1),
         device="cuda" if cuda else "cpu",
         dtype="bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
-        completions=reward.completions, passed=reward.passed, reward_per_rollout=reward.history,
-        model_dir=str(model_dir))
+        completions=completions, passed=passed,
+        reward_per_rollout=[r["pass_rate"] for r in rollouts] or reward.history, model_dir=str(model_dir))
     if trainer.is_world_process_zero():
-        record = asdict(result) | {"pass_rate": round(result.pass_rate, 4), "failures": dict(reward.failures),
-                                   "settings": asdict(settings)}
+        record = asdict(result) | {"pass_rate": round(result.pass_rate, 4),
+                                   "failures": dict(failures or reward.failures), "settings": asdict(settings),
+                                   "run": run}
         (out_dir / "train_result.json").write_text(json.dumps(record, indent=1) + "\n")
+        if not settings.keep_checkpoints:  # only after the result is on disk: a kill before this resumes
+            for checkpoint in out_dir.glob("checkpoint-*"):
+                shutil.rmtree(checkpoint, ignore_errors=True)
     return result
 
 

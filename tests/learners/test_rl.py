@@ -175,11 +175,12 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
     assert details["rollout_pass_rate"] == 0.5 and details["steps"] == 1 and not details.get("warnings")
     assert details["grading_seconds"] > 0 and 0 <= details["grading_share"] < 1
     assert details["update_tokens_per_second"] > 0
-    if name == "closed-sft-rl":
-        assert details["sft"]["kept"] == 2 and details["sft"]["steps"] == 1
     from safetensors.torch import load_file
 
     base = load_file(embedded_directory("smollm2-135m") / "model.safetensors")
+    if name == "closed-sft-rl":  # RL must move the weights beyond what the SFT stage did
+        assert details["sft"]["kept"] == 2 and details["sft"]["steps"] == 1
+        base = load_file(learner.sft.model_dir / "model.safetensors")
     tuned = load_file(learner.model_dir / "model.safetensors")
     assert sum(not torch.equal(tuned[k], base[k]) for k in base) > len(base) // 2, "the weights should move"
     assert Path(agent.model.path) == learner.model_dir
@@ -209,11 +210,24 @@ def test_presets_are_documented_changes_and_bad_settings_are_named():
         make("closed-rl", batch_size=4)
     with pytest.raises(ValueError, match="advantage must be one of group, binary"):
         make("open-rl", advantage="ppo")
-    with pytest.raises(ValueError, match="num_generations must be >= 2 for a group baseline"):
-        RLSettings(num_generations=1)
+    with pytest.raises(ValueError, match="num_generations must be >= 2"):
+        RLSettings(num_generations=1, advantage="binary")
     with pytest.raises(ValueError, match="epsilon must be in"):
         RLSettings(epsilon=1.5)
-    assert RLSettings(num_generations=1, advantage="binary").num_generations == 1
+    with pytest.raises(ValueError, match="loss_type must be one of"):
+        RLSettings(loss_type="cispo")
+    with pytest.raises(ValueError, match="collect_only cannot apply"):
+        make("closed-sft-rl", collect_only=True)
+    both = make("closed-sft-rl", limit=5)
+    assert both.sft.config.limit == both.rl.config.limit == 5
+    assert make("closed-sft-rl").sft.config.limit == make("closed-sft-rl").rl.config.limit
+
+
+def test_too_few_train_tasks_for_one_rollout_batch_is_an_error_not_zero_steps(task_env, tmp_path):
+    prompts = rollout_prompts(task_env, task_env.tasks("train")[:3], 200)
+    with pytest.raises(ValueError, match="one rollout batch needs 4 train tasks .* and 3 were given"):
+        build_trainer(prompts, embedded_directory("smollm2-135m"), "closed", tmp_path,
+                      _settings(prompts_per_step=2, steps_per_generation=2), task_env)
 
 
 def test_the_cli_refuses_bad_settings_with_a_message(task_env, tmp_path):
@@ -246,8 +260,37 @@ def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tmp_path)
     assert int(details["resumed_from"].split("-")[1]) >= 1 and details["steps"] == 3
     assert (run / "model" / "config.json").is_file() and not (run / "model" / "adapter_config.json").exists()
     log = [json.loads(line) for line in (run / "learner" / "train" / "rl_log.jsonl").read_text().splitlines()]
-    assert [e["step"] for e in log if e["event"] == "log" and "reward" in e][-1] == 3
+    assert [e["step"] for e in log if e["event"] == "log" and "reward" in e] == [1, 2, 3]
+    assert [e["step"] for e in log if e["event"] == "rollout"] == [0, 1, 2]  # redone rollouts are not counted twice
+    assert details["completions"] == 6 and len(details["reward_per_rollout"]) == 3
+    assert [e["kind"] for e in log if e["event"] == "advantages"] == ["group"] * 3
+    assert not list((run / "learner" / "train").glob("checkpoint-*"))  # a finished run keeps only the model
+
+    again = subprocess.run(evolve, capture_output=True, text=True, timeout=300)  # finished: not redone
+    assert again.returncode == 0 and json.loads((run / "report.json").read_text())["details"]["steps"] == 3
 
     other = subprocess.run([*evolve, "--set", "learning_rate=0.001"],
                            capture_output=True, text=True, timeout=300)
-    assert other.returncode == 2 and "other settings" in other.stdout + other.stderr
+    assert other.returncode == 2 and "differs in settings" in other.stdout + other.stderr
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_rollouts_run_on_a_bf16_copy_refreshed_from_the_trained_weights(task_env, tmp_path):
+    tasks = task_env.tasks("train")[:2]
+    trainer = build_trainer(rollout_prompts(task_env, tasks, 200), embedded_directory("smollm2-135m"), "closed",
+                            tmp_path, _settings(max_steps=2, dtype="bfloat16", learning_rate=1e-3,
+                                                advantage="binary"), task_env)
+    if not trainer.bf16_rollouts:
+        pytest.skip("no bf16 units on this CPU: rollouts use the float32 policy")
+    prompt_ids, _, _ = trainer._tokenize_prompts([p["prompt_open"] for p in rollout_prompts(task_env, tasks, 200)])
+    first = trainer._generate_bf16(prompt_ids)  # the real rollout path, before any step
+    assert len(first) == 2 and all(0 < len(c) <= 16 for c in first) and trainer._rollout_step == 0
+    _scripted(trainer, _task_finder(tasks))  # rewards during training, so the steps move the weights
+    trainer.train()
+    trainer._generate_bf16(prompt_ids)  # after the steps: the copy is refreshed first
+    assert trainer._rollout_step == trainer.state.global_step == 2
+    policy = dict(trainer.accelerator.unwrap_model(trainer.model).named_parameters())
+    copy = dict(trainer._rollout_copy.named_parameters())
+    assert copy.keys() == policy.keys()
+    assert all(copy[k].dtype == torch.bfloat16 and torch.equal(copy[k], policy[k].detach().to(torch.bfloat16))
+               for k in policy)
