@@ -131,9 +131,10 @@ def _write_report(rows: list[SFTRow], out: Path, config: dict) -> None:
         rewards = r.train.get("reward_per_rollout") or []
         if rewards:
             per = max(1, r.train.get("steps", len(rewards)) // len(rewards))  # steps per rollout batch
-            curves.plot([per * (i + 1) for i in range(len(rewards))], [100 * v for v in rewards], marker="o",
+            # each rollout batch at the step it was drawn at (it then feeds the next `per` steps)
+            curves.plot([per * i for i in range(len(rewards))], [100 * v for v in rewards], marker="o",
                         label=r.name)
-    curves.set_xlabel("optimiser step")
+    curves.set_xlabel("optimiser step the rollouts were drawn at")
     curves.set_ylabel("rollout pass rate (reward), %")
     curves.set_ylim(-3, 103)
     curves.set_title("reward during training")
