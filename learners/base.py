@@ -56,6 +56,25 @@ def progress_bar(description: str, total: int | None = None) -> Iterator[Progres
         yield ProgressCallback(bar, bar.add_task(description, total=total), total)
 
 
+class RunDirectories:
+    """``state_dir`` (a temporary one when the config names none) and ``model_dir`` (default
+    STATE_DIR/model) of a learner that trains weights; its ``config`` has both fields."""
+
+    name = "learner"
+
+    @property
+    def state_dir(self) -> Path:
+        if self.config.state_dir is None:
+            import tempfile
+
+            self.config.state_dir = tempfile.mkdtemp(prefix=f"sebench-{self.name}-")
+        return Path(self.config.state_dir)
+
+    @property
+    def model_dir(self) -> Path:
+        return Path(self.config.model_dir) if self.config.model_dir else self.state_dir / "model"
+
+
 def warn_empty(report: EvolveReport, message: str) -> EvolveReport:
     """Say that a training phase produced nothing the agent will use, in the report
     (``details["warnings"]``) and on stderr, instead of handing back an unchanged agent silently."""

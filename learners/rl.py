@@ -22,7 +22,6 @@ its last checkpoint; a finished one is not redone; other settings on the same st
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any
 
 from agents.learner import EvolveReport
 from agents.prompts import first_prompt
-from learners.base import progress_bar, warn_empty
+from learners.base import RunDirectories, progress_bar, warn_empty
 from learners.rl_train import RLSettings, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
 
@@ -99,7 +98,7 @@ def rollout_prompts(env, tasks, docs_chars: int | None) -> list[dict]:
         env.docs_chars = budget
 
 
-class _RLLearner:
+class _RLLearner(RunDirectories):
     """Shared by both variants; ``variant`` picks the prompt the gradient is taken after."""
 
     name = "rl"
@@ -124,16 +123,6 @@ class _RLLearner:
     @limit.setter
     def limit(self, value: int | None) -> None:  # Agent.evolve(env, limit=N)
         self.config.limit = value
-
-    @property
-    def state_dir(self) -> Path:
-        if self.config.state_dir is None:
-            self.config.state_dir = tempfile.mkdtemp(prefix=f"sebench-{self.name}-")
-        return Path(self.config.state_dir)
-
-    @property
-    def model_dir(self) -> Path:
-        return Path(self.config.model_dir) if self.config.model_dir else self.state_dir / "model"
 
     def evolve(self, agent, env) -> EvolveReport:
         return self.evolve_from(agent, env, base_model_path(agent.model_spec))

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.models.dtype import DTYPES, resolve_dtype
-from learners.sft_train import PeakMemory, checkpointing, last_checkpoint, same_run, save_model
+from learners.sft_train import PeakMemory, checkpointing, last_checkpoint, same_run, save_model, settings_from_dict
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -122,16 +122,12 @@ class RLSettings:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> RLSettings:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown RL setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-        return cls(**values)
+        return settings_from_dict(cls, values, "RL")
 
 
 @dataclass
 class RLResult:
-    """What one RL run did and cost; ``steps_log`` holds the reward of every rollout batch."""
+    """What one RL run did and cost; ``reward_per_rollout`` holds the pass rate of every rollout batch."""
 
     variant: str
     prompts: int

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 
 from agents.learner import EvolveReport
 from envs.zwc import Observation
-from learners.base import progress_bar
+from learners.base import RunDirectories, progress_bar
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, train_sft
 
@@ -86,7 +85,7 @@ def base_model_path(model) -> Path:
     return Path(path)
 
 
-class _SFTLearner:
+class _SFTLearner(RunDirectories):
     """Shared by both variants; ``variant`` picks the prompt the response is trained after."""
 
     name = "sft"
@@ -104,16 +103,6 @@ class _SFTLearner:
 
     def observe(self, trajectory) -> None:
         return None
-
-    @property
-    def state_dir(self) -> Path:
-        if self.config.state_dir is None:
-            self.config.state_dir = tempfile.mkdtemp(prefix=f"sebench-{self.name}-")
-        return Path(self.config.state_dir)
-
-    @property
-    def model_dir(self) -> Path:
-        return Path(self.config.model_dir) if self.config.model_dir else self.state_dir / "model"
 
     def evolve(self, agent, env) -> EvolveReport:
         from agents import Agent

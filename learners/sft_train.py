@@ -76,11 +76,16 @@ class SFTSettings:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> SFTSettings:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown SFT setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-        return cls(**values)
+        return settings_from_dict(cls, values, "SFT")
+
+
+def settings_from_dict(cls, values: dict[str, Any], kind: str):
+    """A settings dataclass from a dict (a settings JSON, ``--set`` pairs); unknown keys are named."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown {kind} setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return cls(**values)
 
 
 @dataclass
