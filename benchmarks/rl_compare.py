@@ -14,6 +14,7 @@ pass@1 per learner) and ``OUT/summary.json``; each learner's state and model und
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from dataclasses import asdict
@@ -57,6 +58,8 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
     numpy_paths = {f"numpy.{f}" for f in functions}
     base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
     rows = [measure("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
+    del base  # each row's model goes before the next trains: rows hold figures, not models
+    gc.collect()
     for spec, name, preset in specs:
         folder = out / spec.replace("@", "_")
         config: dict = {"limit": train_limit, "state_dir": str(folder / "learner"), "model_dir": str(folder / "model"),
@@ -75,6 +78,8 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
         learner.save(folder / "learner")
         train = dict(getattr(learner, "train_result", None) or report.details)
         rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit))
+        del agent, learner  # the trainer holds reference cycles: collect them before the next row trains
+        gc.collect()
     config = {"model": model, "train_limit": train_limit, "steps": steps, "sft_steps": sft_steps, "n": n,
               "limit": limit, "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype), "settings": settings or {}, "trained_functions": functions,
