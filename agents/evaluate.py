@@ -141,7 +141,6 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
         tasks = [t for t in tasks if t.selected_functions and set(t.selected_functions) <= wanted]
     tasks = tasks[:limit] if limit is not None else tasks
     phase = "test" if mode in TEST_PHASE_MODES else "train"
-    env.phase = phase
     if agent.model_spec == "reference":
         agent.bind_reference(env)
     out_path = Path(out) if out is not None else env.root / f"results-{split}-{mode}.jsonl"

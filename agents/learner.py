@@ -3,17 +3,90 @@
 The loop knows learners only through this protocol (``agents`` never imports
 ``learners``): ``context`` adds text to a prompt, ``observe`` sees each finished episode,
 ``evolve`` is the training phase, ``save``/``load`` persist state.
+
+A learner's settings are a dataclass extending ``LearnerConfig``: the fields every caller
+may set (``limit``, ``gather_model``, ``state_dir``) are declared once here, with help text
+(as trl's configs carry it), so ``sebench learners`` can list them and ``Agent.evolve(env,
+limit=N)`` can honour ``limit`` for any learner. ``parametric`` says whether the learner
+trains weights (and then writes a model directory, ``config.model_dir``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from agents.agent import Agent
     from agents.trajectory import Trajectory
     from envs.zwc import Observation, ZWCEnv
+
+
+def setting(default: Any, help: str) -> Any:  # noqa: A002 - the word trl's configs use
+    """A config field with its help text: ``max_steps: int = setting(8, "optimiser steps")``."""
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass
+class LearnerConfig:
+    """What every learner's config holds; subclasses add their own settings (and may change
+    a default, e.g. SFT's ``limit``)."""
+
+    limit: int | None = setting(None, "Train tasks used: the first N of the train split (None: all of it).")
+    gather_model: str | None = setting(None, "Model that answers train tasks during evolve: 'reference' (the "
+                                             "verified solutions), a backend name, or None / 'self' for the "
+                                             "agent's own model.")
+    state_dir: str | None = setting(None, "Where the learner keeps its state while it evolves (resumes from "
+                                          "here after a kill); None: a temporary directory or memory only.")
+
+    def __post_init__(self) -> None:
+        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
+                                       or self.limit < 1):
+            raise ValueError(f"limit must be an integer >= 1 or None, got {self.limit!r}")
+
+
+@dataclass
+class ParametricConfig(LearnerConfig):
+    """Learners that train weights also say where the trained model goes."""
+
+    model_dir: str | None = setting(None, "Where the trained model is written (a plain model directory, LoRA "
+                                          "merged); None: STATE_DIR/model.")
+
+
+def set_limit(learner: Learner, limit: int) -> None:
+    """``Agent.evolve(env, limit=N)``: a ``limit`` attribute of the learner's own (a learner made of
+    stages sets each), else its config's ``limit``; a named error for a learner with neither."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+    if hasattr(learner, "limit"):
+        learner.limit = limit
+    elif hasattr(getattr(learner, "config", None), "limit"):
+        learner.config.limit = limit
+    else:
+        raise TypeError(f"learner {getattr(learner, 'name', learner)!r} has no limit: give it a config extending "
+                        "agents.learner.LearnerConfig (learner.config.limit), which evolve reads for its train tasks")
+
+
+@dataclass
+class SettingHelp:
+    name: str
+    type: str
+    default: Any
+    help: str
+
+
+def config_help(config_cls: type) -> list[SettingHelp]:
+    """Every setting of a config dataclass (nested dataclass fields flattened: SFT's and RL's
+    ``train`` settings are set by their own names), with type, default and help."""
+    rows = []
+    for f in fields(config_cls):
+        default = f.default if f.default is not MISSING else (
+            f.default_factory() if f.default_factory is not MISSING else None)
+        if is_dataclass(default):
+            rows += config_help(type(default))
+            continue
+        rows.append(SettingHelp(f.name, str(f.type), default, f.metadata.get("help", "")))
+    return rows
 
 
 @dataclass

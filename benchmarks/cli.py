@@ -235,7 +235,10 @@ def _report_tables(reports) -> list[Table]:
 def eval_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     split: str = typer.Option("single_test", "--split", help="train | single_test | multiple_test"),
-    model: str = typer.Option("smollm2-135m", "--model", help="Model name, directory, vllm:… or openai:…"),
+    model: str | None = typer.Option(None, "--model", help="Model name, directory, vllm:… or openai:… "
+                                     "(default smollm2-135m; with --run, the run's)."),
+    run: Path | None = typer.Option(None, "--run", help="A run written by `sebench evolve` (or compare): "
+                                    "evaluates its learner, memory or weights."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     mode: str = typer.Option("closed", "--mode", help="closed | open | search | numpy"),
     n: int = typer.Option(5, "--n", help="Samples per task (pass@k for every k <= n)."),
@@ -246,12 +249,23 @@ def eval_command(
     max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback)."),
     usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
 ) -> None:
-    """Evaluate a model on a split; results and a summary are written as they finish."""
+    """Evaluate a model, or a saved learner (--run), on a split; results and a summary are written as they
+    finish."""
     from agents import Agent
+    from benchmarks.runs import RunError, load_run
 
+    if run is not None:
+        try:
+            agent = load_run(run, model=model, max_tokens=max_tokens, max_turns=max_turns,
+                             dtype=None if dtype == "auto" else dtype)
+        except (RunError, LookupError, ValueError) as exc:
+            console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+        out = out or run / f"results-{split}-{mode}.jsonl"
+    else:
+        agent = Agent(model=model or "smollm2-135m", max_tokens=max_tokens, max_turns=max_turns, dtype=dtype)
     env = _load_env(zwc, usage)
     try:
-        agent = Agent(model=model, max_tokens=max_tokens, max_turns=max_turns, dtype=dtype)
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
                                 resume=resume)
     except (FileExistsError, ValueError, KeyError) as exc:  # MixedResultsError (a resume of another config)
@@ -327,33 +341,21 @@ def evolve_command(
     usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
 ) -> None:
     """The learner's training phase; its state lands in OUT/learner, its report in OUT/report.json."""
-    import json
-    from dataclasses import asdict
-
-    from agents import Agent
-    from learners import PARAMETRIC, make
+    from benchmarks.runs import evolve_run
 
     config = {k: v for k, v in (("limit", limit), ("gather_model", gather_model)) if v is not None}
     config.update(_overrides(settings))
-    if learner != "none":
-        config["state_dir"] = str(out / "learner")
-    if learner in PARAMETRIC:
-        config["model_dir"] = str(out / "model")
-        config.setdefault("dtype", dtype)
-    try:
-        learner_obj = make(learner, **config)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
     env = _load_env(zwc, usage)
     try:
-        report = Agent(model=model, learner=learner_obj, max_tokens=max_tokens, dtype=dtype).evolve(env)
-    except (RuntimeError, ValueError) as exc:  # SFTLearnerError (nothing collected ...), checkpoints of other settings
+        agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
+                                   dtype=dtype, usage=usage)
+    except (LookupError, TypeError) as exc:  # unknown learner or setting
+        raise typer.BadParameter(str(exc)) from None
+    except (RuntimeError, ValueError) as exc:  # bad settings, nothing collected, checkpoints of other settings
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     finally:
         env.close()
-    learner_obj.save(out / "learner")
-    (out / "report.json").write_text(json.dumps({**asdict(report), "usage": usage}, indent=1) + "\n")
     table = Table(title=f"evolve: {learner} with {model}")
     table.add_column("what")
     table.add_column("value", justify="right")
@@ -362,8 +364,9 @@ def evolve_command(
     for key, value in report.details.items():
         table.add_row(key, str(value))
     Console().print(table)
-    if learner in PARAMETRIC:
+    if getattr(agent.learner, "parametric", False):
         Console().print(f"fine-tuned model: {out / 'model'}  (use it with --model {out / 'model'})")
+    Console().print(f"evaluate it: sebench eval --zwc {zwc} --run {out}")
 
 
 @app.command("probe")
@@ -548,8 +551,27 @@ def serve_command(
         server.server_close()
 
 
+def _register_commands() -> None:
+    """Commands that live in their own modules (the command functions import their work lazily)."""
+    from benchmarks.cli_learners import learners_command
+
+    app.command("learners")(learners_command)
+
+
+_register_commands()
+
+
 def main() -> None:
-    app()
+    import sys
+
+    from benchmarks.cli_learners import print_settings_after_help
+
+    try:
+        app()
+    except SystemExit as done:
+        if done.code == 0:
+            print_settings_after_help(sys.argv[1:])
+        raise
 
 
 if __name__ == "__main__":

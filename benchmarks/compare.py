@@ -14,11 +14,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agents import Agent, EvalReport, EvolveReport
+from agents import EvalReport, EvolveReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
+from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
-from learners import make
 
 NOTES = ("rules", "bullets", "curations_parsed", "updates", "stored_trajectories", "solved", "gathered_with",
          "generated_with", "warnings")  # evolve details worth a line in the report
@@ -39,13 +39,11 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
     results = []
     console = Console(stderr=True)
     for i, name in enumerate(learners, 1):
-        config = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model,
-                                            "state_dir": str(out / name / "learner")}
-        learner = make(name, **config)
-        agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
+        settings = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model}
         console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold]" + ("" if name == "none" else
                       f" — training phase on {train_limit} train tasks, then closed-book on {limit} test tasks"))
-        evolve = agent.evolve(env)
+        agent, evolve = evolve_run(env, name, out / name, model=model, settings=settings, max_tokens=max_tokens,
+                                   dtype=dtype)
         if name != "none":
             console.print(f"{name} evolved in {evolve.seconds:.0f} s: " + ", ".join(
                 f"{k}={v}" for k, v in evolve.details.items() if k in NOTES and k != "warnings"))

@@ -23,9 +23,9 @@ from pathlib import Path
 from agents import Agent
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
+from benchmarks.runs import evolve_run
 from benchmarks.sft_compare import SFTRow, measure
 from envs.zwc import ZWCEnv
-from learners import make
 from learners.rl import PRESETS
 
 DEFAULT_LEARNERS = ("closed-sft", "open-rl", "closed-rl", *(f"closed-rl@{p}" for p in PRESETS if p != "grpo"),
@@ -62,8 +62,7 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
     gc.collect()
     for spec, name, preset in specs:
         folder = out / spec.replace("@", "_")
-        config: dict = {"limit": train_limit, "state_dir": str(folder / "learner"), "model_dir": str(folder / "model"),
-                        "dtype": dtype}
+        config: dict = {"limit": train_limit, "dtype": dtype}
         if name in SFT_NAMES:
             config |= {"gather_model": gather_model, "max_steps": sft_steps}
         else:
@@ -72,13 +71,10 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
                 config["preset"] = preset
             if name == "closed-sft-rl":
                 config |= {"gather_model": gather_model, "sft_max_steps": sft_steps}
-        learner = make(name, **config)
-        agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
-        report = agent.evolve(env)
-        learner.save(folder / "learner")
-        train = dict(getattr(learner, "train_result", None) or report.details)
+        agent, report = evolve_run(env, name, folder, model=model, settings=config, max_tokens=max_tokens, dtype=dtype)
+        train = dict(getattr(agent.learner, "train_result", None) or report.details)
         rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit))
-        del agent, learner  # the trainer holds reference cycles: collect them before the next row trains
+        del agent  # the trainer holds reference cycles: collect them before the next row trains
         gc.collect()
     config = {"model": model, "train_limit": train_limit, "steps": steps, "sft_steps": sft_steps, "n": n,
               "limit": limit, "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,

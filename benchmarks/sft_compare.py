@@ -20,8 +20,8 @@ from agents import Agent, EvalReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from benchmarks.probe import ProbeReport, probe
+from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
-from learners import make
 
 
 @dataclass
@@ -45,12 +45,11 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
     base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
     rows = [measure("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
     for name in learners:
-        learner = make(name, limit=train_limit, gather_model=gather_model, state_dir=str(out / name / "learner"),
-                       model_dir=str(out / name / "model"), max_steps=steps, **({"dtype": dtype} | (settings or {})))
-        agent = Agent(model=model, learner=learner, max_tokens=max_tokens, dtype=dtype)
-        agent.evolve(env)
-        learner.save(out / name / "learner")
-        rows.append(measure(name, agent, env, out, functions, numpy_paths, n, limit, learner.train_result, probe_limit))
+        agent, _ = evolve_run(env, name, out / name, model=model, max_tokens=max_tokens, dtype=dtype,
+                              settings={"limit": train_limit, "gather_model": gather_model, "max_steps": steps,
+                                        "dtype": dtype, **(settings or {})})
+        rows.append(measure(name, agent, env, out, functions, numpy_paths, n, limit, agent.learner.train_result,
+                            probe_limit))
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
               "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype),

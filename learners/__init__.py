@@ -1,10 +1,11 @@
-"""Learners behind the Learner protocol (see ARCHITECTURE.md)."""
+"""Learners behind the Learner protocol (see ARCHITECTURE.md); by name through ``make``."""
 
 from learners.ace import AceConfig, AceLearner
-from learners.base import PARAMETRIC, REGISTRY, NoLearner, make
+from learners.base import NoLearner
 from learners.expel import ExpelConfig, ExpelLearner
+from learners.registry import REGISTRY, make
 from learners.sft import ClosedSFTLearner, OpenSFTLearner, SFTLearnerConfig
 from learners.sft_train import SFTSettings
 
-__all__ = ["PARAMETRIC", "REGISTRY", "AceConfig", "AceLearner", "ClosedSFTLearner", "ExpelConfig", "ExpelLearner",
-           "NoLearner", "OpenSFTLearner", "SFTLearnerConfig", "SFTSettings", "make"]
+__all__ = ["REGISTRY", "AceConfig", "AceLearner", "ClosedSFTLearner", "ExpelConfig", "ExpelLearner", "NoLearner",
+           "OpenSFTLearner", "SFTLearnerConfig", "SFTSettings", "make"]

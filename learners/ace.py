@@ -16,35 +16,32 @@ apart from offline numbers.
 from __future__ import annotations
 
 import copy
-import json
 import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agents.learner import EvolveReport
+from agents.learner import EvolveReport, LearnerConfig, setting
 from agents.prompts import closed_book_outcome
 from envs.zwc import Observation
-from learners.base import progress_bar, warn_empty
+from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
 from learners.playbook import Playbook, cited, parse_deltas, parse_tags
 
 
 @dataclass
-class AceConfig:
+class AceConfig(LearnerConfig):
     """ACE's settings; CPU-sized defaults, the paper's noted."""
 
-    limit: int | None = None       # train tasks used (None: all)
-    epochs: int = 1                # offline passes over the train slice (paper: up to 5)
-    max_retries: int = 3           # reflect-then-retry rounds after a failure (paper: 3)
-    validation: int = 4            # held-out train tasks that pick the best epoch's playbook
-    budget_tokens: int = 800       # the playbook's size cap, enforced
-    dedup_threshold: float = 0.9   # cosine above which bullets merge
-    online: bool = False           # also learn from test episodes (reported separately)
-    gather_model: str | None = None  # generator during evolve, e.g. "reference"
-    max_tokens: int = 192          # per reflector / curator answer
-    state_dir: str | None = None
+    epochs: int = setting(1, "Offline passes over the train slice (paper: up to 5).")
+    max_retries: int = setting(3, "Reflect-then-retry rounds after a failure (paper: 3).")
+    validation: int = setting(4, "Held-out train tasks that pick the best epoch's playbook.")
+    budget_tokens: int = setting(800, "The playbook's size cap, enforced.")
+    dedup_threshold: float = setting(0.9, "Cosine above which bullets merge.")
+    online: bool = setting(False, "Also learn from test episodes (reported separately).")
+    max_tokens: int = setting(192, "Per reflector / curator answer.")
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.epochs < 1 or self.max_retries < 0 or self.validation < 0 or self.budget_tokens < 50:
             raise ValueError(f"invalid AceConfig {self}: epochs >= 1, retries/validation >= 0, budget >= 50")
 
@@ -72,7 +69,12 @@ ADD [strategies]: Call the library function once on the whole list instead of lo
 
 
 class AceLearner:
+    """ACE: a generator, reflector and curator grow a playbook of bullets from open-book attempts
+    on the train tasks; the playbook goes into the closed-book prompt."""
+
     name = "ace"
+    parametric = False
+    config_class = AceConfig
 
     def __init__(self, config: AceConfig | None = None, **overrides):
         self.config = config or AceConfig(**overrides)
@@ -160,8 +162,6 @@ class AceLearner:
 
     # -- offline training -------------------------------------------------------------------------
     def evolve(self, agent, env) -> EvolveReport:
-        from agents import Agent
-
         started = time.perf_counter()
         self.bind(agent.model)
         if self.config.state_dir and (Path(self.config.state_dir) / "ace.json").is_file():
@@ -170,8 +170,7 @@ class AceLearner:
         tasks = tasks[: self.config.limit] if self.config.limit is not None else tasks
         held = min(self.config.validation, max(0, len(tasks) - 1))
         train, validation = tasks[: len(tasks) - held], tasks[len(tasks) - held:]
-        generator = Agent(model=self.config.gather_model or agent.model, learner=self,
-                          max_tokens=agent.max_tokens, concurrency=agent.concurrency, dtype=agent.dtype)
+        generator = gathering_agent(agent, self.config.gather_model, learner=self)
         best, best_score, scores, episodes = copy.deepcopy(self.playbook_state), -1.0, [], 0
         for _epoch in range(self.config.epochs):
             pending = list(train)
@@ -231,17 +230,10 @@ class AceLearner:
 
     def save(self, path) -> None:
         with self._lock:
-            target = Path(path)
-            target.mkdir(parents=True, exist_ok=True)
-            state = {"learner": self.name, "config": asdict(self.config), "playbook": self.playbook_state.to_dict(),
-                     "updates": self.updates, "malformed": self.malformed}
-            tmp = target / "ace.json.tmp"
-            tmp.write_text(json.dumps(state, indent=1))
-            tmp.replace(target / "ace.json")
+            save_state(path, self.name, {"config": asdict(self.config), "playbook": self.playbook_state.to_dict(),
+                                         "updates": self.updates, "malformed": self.malformed}, "ace.json")
 
     def load(self, path) -> None:
-        state = json.loads((Path(path) / "ace.json").read_text())
-        if state.get("learner") != self.name:
-            raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
+        state = load_state(path, self.name, "ace.json")
         self.playbook_state = Playbook.from_dict(state["playbook"])
         self.updates, self.malformed = state.get("updates", 0), state.get("malformed", 0)

@@ -1,6 +1,8 @@
-"""The learner side of the protocol: re-exports, the registry, and the no-learning baseline.
+"""What every learner shares: state files, the gathering agent, progress bars, run
+directories, and the no-learning baseline.
 
-A new learner is one file and one line in ``REGISTRY``; ``make(name, **config)`` builds one.
+Learners are found by name through the ``sebench.learners`` entry-point group
+(``learners.registry``): a new learner is one file and one entry-point line.
 """
 
 from __future__ import annotations
@@ -8,15 +10,16 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agents.learner import EvolveReport, Learner
+from agents.learner import EvolveReport, Learner, LearnerConfig
 from envs.zwc import Observation
 
-__all__ = ["PARAMETRIC", "REGISTRY", "EvolveReport", "Learner", "NoLearner", "make", "progress_bar", "warn_empty"]
+__all__ = ["EvolveReport", "Learner", "LearnerStateError", "NoLearner", "gathering_agent", "load_state",
+           "progress_bar", "save_state", "warn_empty"]
 
 
 class ProgressCallback:
@@ -83,10 +86,57 @@ def warn_empty(report: EvolveReport, message: str) -> EvolveReport:
     return report
 
 
+class LearnerStateError(ValueError):
+    """A saved state that is missing, unreadable, or another learner's."""
+
+
+def save_state(path, name: str, state: dict[str, Any], filename: str = "learner.json") -> Path:
+    """Write ``state`` (plus ``"learner": name``) to PATH/FILENAME atomically: a crash mid-write
+    leaves the previous file, never half of one."""
+    target = Path(path)
+    target.mkdir(parents=True, exist_ok=True)
+    tmp = target / f"{filename}.tmp"
+    tmp.write_text(json.dumps({**state, "learner": name}, indent=1) + "\n")
+    tmp.replace(target / filename)
+    return target / filename
+
+
+def load_state(path, name: str, filename: str = "learner.json") -> dict[str, Any]:
+    """The state ``save_state`` wrote, checked to be ``name``'s."""
+    file = Path(path) / filename
+    try:
+        state = json.loads(file.read_text())
+    except FileNotFoundError:
+        raise LearnerStateError(f"{file}: no saved {name!r} learner here; evolve one with "
+                                f"`sebench evolve --learner {name} --out RUN` and load RUN/learner") from None
+    except ValueError as exc:
+        raise LearnerStateError(f"{file}: not a learner state ({exc}); it was cut short or edited") from None
+    if not isinstance(state, dict) or state.get("learner") != name:
+        found = state.get("learner") if isinstance(state, dict) else None
+        raise LearnerStateError(f"{file}: holds a {found!r} learner, not {name!r}")
+    return state
+
+
+def gathering_agent(agent, gather_model: str | None, learner: Learner | None = None, **overrides: Any):
+    """The agent that answers train tasks during ``evolve``: ``agent``'s own model (``gather_model``
+    None or ``self``) or another backend (``reference``, a name, ``openai:...``), with ``agent``'s
+    sampling settings; ``learner`` sees its episodes (``observe``)."""
+    from agents import Agent
+
+    own = gather_model in (None, "self")
+    settings = {"max_tokens": agent.max_tokens, "max_turns": agent.max_turns, "concurrency": agent.concurrency,
+                "sample_temperature": agent.sample_temperature, "dtype": agent.dtype, **overrides}
+    return Agent(model=agent.model if own else gather_model, learner=learner, **settings)
+
+
 class NoLearner:
     """The baseline: adds nothing to prompts, learns nothing, saves an empty state."""
 
     name = "none"
+    parametric = False
+
+    def __init__(self, config: LearnerConfig | None = None, **overrides: Any):
+        self.config = config or LearnerConfig(**overrides)
 
     def context(self, obs: Observation) -> str:
         return ""
@@ -98,60 +148,7 @@ class NoLearner:
         return EvolveReport(learner=self.name)
 
     def save(self, path) -> None:
-        target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "learner.json").write_text(json.dumps({"learner": self.name}) + "\n")
+        save_state(path, self.name, {})
 
     def load(self, path) -> None:
-        state = json.loads((Path(path) / "learner.json").read_text())
-        if state.get("learner") != self.name:
-            raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
-
-
-def _expel(**config: Any) -> Learner:
-    from learners.expel import ExpelLearner
-
-    return ExpelLearner(**config)
-
-
-def _ace(**config: Any) -> Learner:
-    from learners.ace import AceLearner
-
-    return AceLearner(**config)
-
-
-def _open_sft(**config: Any) -> Learner:
-    from learners.sft import OpenSFTLearner
-
-    return OpenSFTLearner(**config)
-
-
-def _closed_sft(**config: Any) -> Learner:
-    from learners.sft import ClosedSFTLearner
-
-    return ClosedSFTLearner(**config)
-
-
-def _rl(name: str) -> Callable[..., Learner]:
-    def build(**config: Any) -> Learner:
-        from learners import rl
-
-        return {"open-rl": rl.OpenRLLearner, "closed-rl": rl.ClosedRLLearner,
-                "closed-sft-rl": rl.ClosedSFTRLLearner}[name](**config)
-
-    return build
-
-
-REGISTRY: dict[str, Callable[..., Learner]] = {"none": NoLearner, "expel": _expel, "ace": _ace,
-                                               "open-sft": _open_sft, "closed-sft": _closed_sft,
-                                               **{n: _rl(n) for n in ("open-rl", "closed-rl", "closed-sft-rl")}}
-# learners that write a model directory (RUN/model)
-PARAMETRIC = frozenset({"open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl"})
-
-
-def make(name: str, **config: Any) -> Learner:
-    """A learner by registry name; unknown names list the known ones."""
-    try:
-        return REGISTRY[name](**config)
-    except KeyError:
-        raise KeyError(f"unknown learner {name!r}; known: {', '.join(sorted(REGISTRY))}") from None
+        load_state(path, self.name)

@@ -17,35 +17,32 @@ every task, so a killed ``evolve`` resumes where it stopped.
 from __future__ import annotations
 
 import functools
-import json
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.learner import EvolveReport
+from agents.learner import EvolveReport, LearnerConfig, setting
 from envs.zwc import Observation, Task
-from learners.base import progress_bar, warn_empty
+from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
 from learners.rules import RuleBook, parse_operations
 from memory import InMemoryStore, MemoryStore
 
 
 @dataclass
-class ExpelConfig:
+class ExpelConfig(LearnerConfig):
     """ExpeL's settings. Defaults are CPU-sized; the paper's are noted."""
 
-    limit: int | None = None        # train tasks used (None: all; the paper uses the whole train split)
-    max_reflections: int = 3        # reflections per task after failures (paper: 3)
-    retrieve_k: int = 2             # similar solved tasks shown at inference (paper: 2-5 by budget)
-    rule_cap: int = 20              # rule list size where REMOVE starts costing 3
-    success_chunk: int = 8          # successes critiqued together
-    context_tokens: int = 1200      # cap on the examples' size in the prompt (tokens ~ chars / 4)
-    gather_model: str | None = None  # e.g. "reference" when the agent's model solves nothing
-    insight_max_tokens: int = 256
-    state_dir: str | None = None    # saved after every task; resumes from here
+    max_reflections: int = setting(3, "Reflections per task after failures (paper: 3).")
+    retrieve_k: int = setting(2, "Similar solved tasks shown at inference (paper: 2-5 by budget).")
+    rule_cap: int = setting(20, "Rule list size where REMOVE starts costing 3.")
+    success_chunk: int = setting(8, "Successes critiqued together.")
+    context_tokens: int = setting(1200, "Cap on the examples' size in the prompt (tokens ~ chars / 4).")
+    insight_max_tokens: int = setting(256, "Tokens per insight-extraction answer.")
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.max_reflections < 0 or self.retrieve_k < 0 or self.rule_cap < 1 or self.success_chunk < 1:
             raise ValueError(f"invalid ExpelConfig {self}: counts must be >= 0 and caps >= 1")
 
@@ -92,7 +89,12 @@ class TaskRecord:
 
 
 class ExpelLearner:
+    """ExpeL: gathers open-book experience on the train tasks, distils rules from successes and
+    failures, and puts the rules and similar solved tasks into the closed-book prompt."""
+
     name = "expel"
+    parametric = False
+    config_class = ExpelConfig
 
     def __init__(self, config: ExpelConfig | None = None, store: MemoryStore | None = None, **overrides: Any):
         self.config = config or ExpelConfig(**overrides)
@@ -165,11 +167,8 @@ class ExpelLearner:
         if self.config.state_dir and (Path(self.config.state_dir) / "expel.json").is_file():
             self.load(self.config.state_dir)
         gatherer = agent
-        if agent.learner is not self or self.config.gather_model:
-            from agents import Agent
-
-            gatherer = Agent(model=self.config.gather_model or agent.model, learner=self,
-                             max_tokens=agent.max_tokens, concurrency=agent.concurrency, dtype=agent.dtype)
+        if agent.learner is not self or self.config.gather_model not in (None, "self"):
+            gatherer = gathering_agent(agent, self.config.gather_model, learner=self)
         episodes = self._gather(gatherer, agent, env, tasks)
         self._remember_successes()
         self._extract(agent)
@@ -265,21 +264,15 @@ class ExpelLearner:
 
     def _save(self, path) -> None:
         target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
-        state = {"learner": self.name, "config": asdict(self.config), "rules": self.book.to_dict(),
-                 "records": [asdict(r) for r in self.records.values()], "malformed": self.malformed}
-        tmp = target / "expel.json.tmp"
-        tmp.write_text(json.dumps(state, indent=1))
-        tmp.replace(target / "expel.json")
+        save_state(target, self.name, {"config": asdict(self.config), "rules": self.book.to_dict(),
+                                       "records": [asdict(r) for r in self.records.values()],
+                                       "malformed": self.malformed}, "expel.json")
         if self._store is not None and isinstance(self._store, InMemoryStore):
-            if self._store.path is None:
-                self._store.path = target / "trajectories"
+            self._store.path = target / "trajectories"  # the stored successes go where the state goes
             self._store.persist()
 
     def load(self, path) -> None:
-        state = json.loads((Path(path) / "expel.json").read_text())
-        if state.get("learner") != self.name:
-            raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
+        state = load_state(path, self.name, "expel.json")
         self.book = RuleBook.from_dict(state["rules"])
         self.records = {r["task_id"]: TaskRecord(**r) for r in state["records"]}
         self.malformed = state.get("malformed", 0)

@@ -27,9 +27,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from agents.learner import EvolveReport
+from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
-from learners.base import RunDirectories, progress_bar, warn_empty
+from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
 from learners.rl_train import RLSettings, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
 
@@ -52,21 +52,22 @@ class RLLearnerError(RuntimeError):
 
 
 @dataclass
-class RLLearnerConfig:
+class RLLearnerConfig(ParametricConfig):
     """Which train tasks to roll out on and where to keep the run; ``train`` holds GRPO's
     settings. Overrides may name fields of either: ``ClosedRLLearner(limit=8, max_steps=4)``;
     ``preset`` applies a named set of settings first, explicit ones win over it."""
 
-    limit: int | None = 16           # first N train tasks
-    docs_chars: int | None = 1200    # per-function doc budget in the rollout prompts (paper: the whole doc)
-    preset: str | None = None        # one of PRESETS
-    state_dir: str | None = None     # prompts, checkpoints, the JSON-lines log, learner.json
-    model_dir: str | None = None     # the trained model; default STATE_DIR/model
+    limit: int | None = setting(16, "First N train tasks.")
+    docs_chars: int | None = setting(1200, "Per-function doc budget in the rollout prompts (paper: the whole doc).")
+    preset: str | None = setting(None, "A named set of RL settings applied first (explicit settings win): "
+                                       + ", ".join(PRESETS) + ".")
     train: RLSettings = field(default_factory=RLSettings)
 
     def __post_init__(self) -> None:
-        if self.limit is not None and self.limit < 1:
-            raise ValueError(f"limit must be >= 1 or None, got {self.limit}")
+        super().__post_init__()
+        if self.gather_model not in (None, "self"):
+            raise ValueError(f"gather_model={self.gather_model!r}: RL rolls out with the policy it trains; "
+                             "leave gather_model unset (Closed-SFT-RL takes one for its SFT stage)")
         if self.preset is not None and self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
 
@@ -89,13 +90,9 @@ class RLLearnerConfig:
 def rollout_prompts(env, tasks, docs_chars: int | None) -> list[dict]:
     """Per train task, the prompt with the docs (what rollouts see) and without (what
     Closed-RL's gradient sees), built as the agent builds its first prompt."""
-    budget, env.docs_chars = env.docs_chars, docs_chars
-    try:
-        return [{"task_id": t.task_id,
-                 "prompt_open": first_prompt(env.observe(t, phase="train", mode="open")),
-                 "prompt_closed": first_prompt(env.observe(t, phase="train", mode="closed"))} for t in tasks]
-    finally:
-        env.docs_chars = budget
+    return [{"task_id": t.task_id,
+             "prompt_open": first_prompt(env.observe(t, phase="train", mode="open", docs_chars=docs_chars)),
+             "prompt_closed": first_prompt(env.observe(t, phase="train", mode="closed"))} for t in tasks]
 
 
 class _RLLearner(RunDirectories):
@@ -103,6 +100,8 @@ class _RLLearner(RunDirectories):
 
     name = "rl"
     variant = "closed"
+    parametric = True
+    config_class = RLLearnerConfig
 
     def __init__(self, config: RLLearnerConfig | None = None, **overrides: Any):
         self.config = config or RLLearnerConfig.from_overrides(overrides)
@@ -115,14 +114,6 @@ class _RLLearner(RunDirectories):
 
     def observe(self, trajectory) -> None:
         return None
-
-    @property
-    def limit(self) -> int | None:
-        return self.config.limit
-
-    @limit.setter
-    def limit(self, value: int | None) -> None:  # Agent.evolve(env, limit=N)
-        self.config.limit = value
 
     def evolve(self, agent, env) -> EvolveReport:
         return self.evolve_from(agent, env, base_model_path(agent.model_spec))
@@ -169,12 +160,10 @@ class _RLLearner(RunDirectories):
                 "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config), "train": self.result}
 
     def save(self, path) -> None:
-        target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "learner.json").write_text(json.dumps(self.state(), indent=1) + "\n")
+        save_state(path, self.name, self.state())
 
     def load(self, path) -> None:
-        state = _read_state(path, self.name)
+        state = load_state(path, self.name)
         config = state["config"]
         config["train"] = RLSettings.from_dict(config["train"])
         self.config = RLLearnerConfig(**config)
@@ -184,13 +173,6 @@ class _RLLearner(RunDirectories):
 
 def _share(result: dict, key: str) -> float:
     return round(result[key] / result["seconds"], 4) if result.get("seconds") else 0.0
-
-
-def _read_state(path, name: str) -> dict:
-    state = json.loads((Path(path) / "learner.json").read_text())
-    if state.get("learner") != name:
-        raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {name!r}")
-    return state
 
 
 class OpenRLLearner(_RLLearner):
@@ -220,6 +202,8 @@ class ClosedSFTRLLearner:
     ``dtype`` go to both; ``gather_model`` and ``samples`` to the SFT collection."""
 
     name = "closed-sft-rl"
+    parametric = True
+    config_class = RLLearnerConfig  # and SFTLearnerConfig's settings, each with the prefix sft_
 
     def __init__(self, **overrides: Any):
         sft = {k[4:]: v for k, v in overrides.items() if k.startswith("sft_")}
@@ -246,7 +230,7 @@ class ClosedSFTRLLearner:
         return self.rl.config.limit
 
     @limit.setter
-    def limit(self, value: int | None) -> None:
+    def limit(self, value: int | None) -> None:  # Agent.evolve(env, limit=N): both stages
         self.sft.config.limit = self.rl.config.limit = value
 
     def evolve(self, agent, env) -> EvolveReport:
@@ -271,12 +255,10 @@ class ClosedSFTRLLearner:
     def save(self, path) -> None:
         target = Path(path)
         self.sft.save(target / "sft")
-        state = {**self.rl.state(), "learner": self.name, "sft_state": str((target / "sft").resolve())}
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "learner.json").write_text(json.dumps(state, indent=1) + "\n")
+        save_state(target, self.name, {**self.rl.state(), "sft_state": str((target / "sft").resolve())})
 
     def load(self, path) -> None:
-        state = _read_state(path, self.name)
+        state = load_state(path, self.name)
         self.sft.load(state["sft_state"])
         config = state["config"]
         config["train"] = RLSettings.from_dict(config["train"])

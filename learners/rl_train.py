@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents.learner import setting
 from agents.models.dtype import DTYPES, resolve_dtype
 from learners.sft_train import PeakMemory, checkpointing, last_checkpoint, same_run, save_model, settings_from_dict
 
@@ -59,36 +60,41 @@ class RLSettings:
     """GRPO settings. Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores);
     names shared with ``SFTSettings`` mean the same thing."""
 
-    max_steps: int = 8               # optimiser steps
-    learning_rate: float = 5e-6
-    prompts_per_step: int = 2        # distinct train tasks per optimiser step
-    num_generations: int = 4         # completions per task (the group the baseline is taken over)
-    steps_per_generation: int = 2    # optimiser steps per rollout batch (>1: the policy moves, clipping can bind)
-    num_iterations: int = 1          # passes over each rollout batch
-    max_completion_length: int = 160
-    temperature: float = 1.0
-    advantage: str = "group"         # group: reward - group mean (GRPO); binary: A = reward in {0, 1} (SFT-like)
-    scale_rewards: str = "group"     # divide the group-centred advantage by the group / batch std, or not
-    clip: bool = True                # PPO clipping of the importance ratio at 1 +- epsilon
-    epsilon: float = 0.2
-    beta: float = 0.0                # KL penalty to the starting model (0: no reference model kept)
-    loss_type: str = "dapo"          # trl's token-level normalisation
-    warmup_ratio: float = 0.0
-    lora: bool = False
-    lora_r: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
-                                                             "gate_proj", "up_proj", "down_proj"])
-    save_steps: int = 4              # checkpoint every N steps (resume point of a killed run)
-    save_total_limit: int = 1        # a full checkpoint of a 0.5B model with Adam is ~7.5 GB
-    keep_checkpoints: bool = False   # a finished run deletes them: RUN/model holds the result
-    logging_steps: int = 1
-    seed: int = 0
-    gradient_checkpointing: bool = False
-    dtype: str = "auto"              # bf16 autocast for the update where the hardware has bf16 units
-    use_vllm: bool = False           # GPU only: rollouts with vLLM (imported by trl, lazily)
-    vllm_mode: str = "colocate"      # colocate | server (`trl vllm-serve` on other GPUs)
+    max_steps: int = setting(8, "Optimiser steps.")
+    learning_rate: float = setting(5e-6, "Optimiser learning rate.")
+    prompts_per_step: int = setting(2, "Distinct train tasks per optimiser step.")
+    num_generations: int = setting(4, "Completions per task (the group the baseline is taken over).")
+    steps_per_generation: int = setting(2, "Optimiser steps per rollout batch (>1: the policy moves, clipping can "
+                                           "bind).")
+    num_iterations: int = setting(1, "Passes over each rollout batch.")
+    max_completion_length: int = setting(160, "Tokens per rollout completion.")
+    temperature: float = setting(1.0, "Sampling temperature of the rollouts.")
+    advantage: str = setting("group", "group: reward - group mean (GRPO); binary: A = reward in {0, 1} (SFT-like).")
+    scale_rewards: str = setting("group", "group | batch | none: divide the group-centred advantage by the group / "
+                                          "batch std, or not.")
+    clip: bool = setting(True, "PPO clipping of the importance ratio at 1 +- epsilon.")
+    epsilon: float = setting(0.2, "PPO clip range (ratio within 1 +- epsilon).")
+    beta: float = setting(0.0, "KL penalty to the starting model (0: no reference model kept).")
+    loss_type: str = setting("dapo", "trl's token-level normalisation: dapo | grpo | bnpo | dr_grpo.")
+    warmup_ratio: float = setting(0.0, "Fraction of the steps spent warming up.")
+    lora: bool = setting(False, "Train LoRA adapters (merged into RUN/model) instead of all weights.")
+    lora_r: int = setting(16, "LoRA rank.")
+    lora_alpha: int = setting(32, "LoRA alpha.")
+    lora_dropout: float = setting(0.05, "LoRA dropout.")
+    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                                             "up_proj", "down_proj"],
+                                    metadata={"help": "Modules LoRA adapts."})
+    save_steps: int = setting(4, "Checkpoint every N steps (resume point of a killed run).")
+    save_total_limit: int = setting(1, "Checkpoints kept on disk (a full one of a 0.5B model with Adam is ~7.5 GB).")
+    keep_checkpoints: bool = setting(False, "A finished run deletes them: RUN/model holds the result.")
+    logging_steps: int = setting(1, "Log every N steps.")
+    seed: int = setting(0, "Random seed of the trainer.")
+    gradient_checkpointing: bool = setting(False, "Recompute activations in the backward pass: saves memory on GPUs, "
+                                                  "slower and not needed on CPU.")
+    dtype: str = setting("auto", "auto | bfloat16 | float32: bf16 autocast for the update where the hardware has bf16 "
+                                 "units.")
+    use_vllm: bool = setting(False, "GPU only: rollouts with vLLM (imported by trl, lazily).")
+    vllm_mode: str = setting("colocate", "colocate | server (`trl vllm-serve` on other GPUs).")
 
     def __post_init__(self) -> None:
         problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in

@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from agents.learner import EvolveReport
+from agents.learner import EvolveReport, ParametricConfig, setting
 from envs.zwc import Observation
-from learners.base import RunDirectories, progress_bar
+from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, train_sft
 
@@ -34,29 +34,28 @@ class SFTLearnerError(RuntimeError):
 
 
 @dataclass
-class SFTLearnerConfig:
+class SFTLearnerConfig(ParametricConfig):
     """What to collect and where to keep it; ``train`` holds the optimiser settings.
 
     Keyword overrides given to the learner may name fields of either class:
     ``ClosedSFTLearner(limit=48, max_steps=60, lora=True)``.
     """
 
-    limit: int | None = 48           # first N train tasks (None: the whole train split, as the paper)
-    samples: int = 1                 # rollouts per task; the passing ones are kept (rejection sampling)
-    # who answers the train tasks: "reference" (verified solutions, a teacher that needs no strong model),
-    # any backend ("vllm:Qwen/...", "openai:..."), or "self" / None for the agent's own model
-    gather_model: str | None = "reference"
-    docs_chars: int | None = 1200    # per-function doc budget in open prompts (paper: None, the whole doc)
-    max_tokens: int | None = None    # rollout answer length; None = the agent's
-    collect_only: bool = False       # stop after collection (then train with accelerate launch -m learners.sft_train)
-    state_dir: str | None = None     # trajectories, checkpoints, learner.json
-    model_dir: str | None = None     # the fine-tuned model; default STATE_DIR/model
+    limit: int | None = setting(48, "First N train tasks (None: the whole train split, as the paper).")
+    samples: int = setting(1, "Rollouts per task; the passing ones are kept (rejection sampling).")
+    gather_model: str | None = setting("reference", "Who answers the train tasks: 'reference' (verified solutions, a "
+                                       "teacher that needs no strong model), any backend ('vllm:...', "
+                                       "'openai:...'), or 'self' / None for the agent's own model.")
+    docs_chars: int | None = setting(1200, "Per-function doc budget in open prompts (paper: None, the whole doc).")
+    max_tokens: int | None = setting(None, "Rollout answer length; None = the agent's.")
+    collect_only: bool = setting(False, "Stop after collection (then train with accelerate launch -m "
+                                        "learners.sft_train).")
     train: SFTSettings = field(default_factory=SFTSettings)
 
     def __post_init__(self) -> None:
-        if self.samples < 1 or (self.limit is not None and self.limit < 1):
-            raise ValueError(f"need samples >= 1 and limit >= 1 or None, got samples={self.samples}, "
-                             f"limit={self.limit}")
+        super().__post_init__()
+        if self.samples < 1:
+            raise ValueError(f"need samples >= 1, got samples={self.samples}")
 
     @classmethod
     def from_overrides(cls, overrides: dict[str, Any]) -> SFTLearnerConfig:
@@ -90,6 +89,8 @@ class _SFTLearner(RunDirectories):
 
     name = "sft"
     variant = "closed"
+    parametric = True
+    config_class = SFTLearnerConfig
 
     def __init__(self, config: SFTLearnerConfig | None = None, **overrides: Any):
         self.config = config or SFTLearnerConfig.from_overrides(overrides)
@@ -105,24 +106,18 @@ class _SFTLearner(RunDirectories):
         return None
 
     def evolve(self, agent, env) -> EvolveReport:
-        from agents import Agent
         from agents.models.transformers_model import TransformersModel
 
         started = time.perf_counter()
         base = base_model_path(agent.model_spec)
         self.base_model = str(base)
-        own = self.config.gather_model in (None, "self")
-        gatherer = Agent(model=agent.model if own else self.config.gather_model, max_tokens=self.config.max_tokens or
-                         agent.max_tokens, max_turns=agent.max_turns, concurrency=agent.concurrency,
-                         sample_temperature=agent.sample_temperature, dtype=agent.dtype)
+        gatherer = gathering_agent(agent, self.config.gather_model,
+                                   max_tokens=self.config.max_tokens or agent.max_tokens)
         tasks = env.tasks("train")[: self.config.limit]
         data = self.state_dir / "trajectories.jsonl"
-        budget, env.docs_chars = env.docs_chars, self.config.docs_chars
-        try:
-            with progress_bar(f"{self.name}: collecting with {gatherer.name}") as progress:
-                report = collect(gatherer, env, tasks, data, samples=self.config.samples, progress=progress)
-        finally:
-            env.docs_chars = budget
+        with progress_bar(f"{self.name}: collecting with {gatherer.name}") as progress:
+            report = collect(gatherer, env, tasks, data, samples=self.config.samples, progress=progress,
+                             docs_chars=self.config.docs_chars)
         write_report(report, self.state_dir / "collect_report.json")
         self.collect_report = {**report.__dict__, "acceptance": round(report.acceptance, 4)}
         if report.in_file == 0:
@@ -166,15 +161,12 @@ class _SFTLearner(RunDirectories):
             source = self.state_dir / name
             if source.is_file() and source.resolve() != (target / name).resolve():
                 shutil.copyfile(source, target / name)
-        state = {"learner": self.name, "variant": self.variant, "base_model": self.base_model,
-                 "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config),
-                 "collect": self.collect_report, "train": self.train_result}
-        (target / "learner.json").write_text(json.dumps(state, indent=1) + "\n")
+        save_state(target, self.name, {"variant": self.variant, "base_model": self.base_model,
+                                       "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config),
+                                       "collect": self.collect_report, "train": self.train_result})
 
     def load(self, path) -> None:
-        state = json.loads((Path(path) / "learner.json").read_text())
-        if state.get("learner") != self.name:
-            raise ValueError(f"{path}: holds a {state.get('learner')!r} learner, not {self.name!r}")
+        state = load_state(path, self.name)
         config = state["config"]
         config["train"] = SFTSettings.from_dict(config["train"])
         self.config = SFTLearnerConfig(**config)

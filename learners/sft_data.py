@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -87,7 +88,8 @@ def _done_tasks(path: Path) -> set[str]:
 
 
 def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, samples: int = 1,
-            progress: Callable[[int, int], None] | None = None) -> CollectReport:
+            progress: Callable[[int, int], None] | None = None,
+            docs_chars: int | None | EllipsisType = ...) -> CollectReport:
     """Roll out ``samples`` open-book attempts per task with ``agent`` and keep what passes.
 
     ``agent`` is the gathering agent (its model is the source). Appends to ``out``; tasks
@@ -103,7 +105,6 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
     by_id = {t.task_id: t for t in pending}
     finished: dict[str, list[Trajectory]] = {t.task_id: [] for t in pending}
     lock = threading.Lock()
-    env.phase = "train"
     temperature = agent.temperature if samples == 1 else agent.sample_temperature
 
     with out.open("a") as handle, out.with_suffix(".done").open("a") as marker:
@@ -125,7 +126,7 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
                     progress(report.tasks - report.resumed - len(finished), report.tasks - report.resumed)
 
         agent.run_episodes(env, [(t, s) for t in pending for s in range(samples)], phase="train", mode="open",
-                           temperature=temperature, on_done=on_done)
+                           temperature=temperature, on_done=on_done, docs_chars=docs_chars)
     report.in_file = len(read_samples(out))
     return report
 

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.learner import setting
 from agents.models.dtype import DTYPES, resolve_dtype
 
 
@@ -36,28 +37,32 @@ class SFTSettings:
     restated here: put the values from the SE-Bench repository into a settings JSON for
     ``--settings`` (or ``--set`` on ``sebench evolve``)."""
 
-    max_steps: int = 60             # optimiser steps; <= 0 means train `epochs` epochs instead
-    epochs: float = 3.0
-    learning_rate: float = 1e-4     # high for full fine-tuning at scale; right for 135M and few steps
-    batch_size: int = 4             # per device
-    grad_accum: int = 1
-    max_length: int = 1024          # tokens of prompt + completion; longer samples are dropped, not cut
-    warmup_ratio: float = 0.05      # fraction of the steps spent warming up
-    weight_decay: float = 0.0
-    lora: bool = False              # full fine-tuning by default, as the paper
-    lora_r: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.05
-    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
-                                                             "gate_proj", "up_proj", "down_proj"])
-    save_steps: int = 20            # checkpoint every N steps (resume point of a killed run)
-    save_total_limit: int = 2
-    logging_steps: int = 5
-    seed: int = 0
-    gradient_checkpointing: bool = False  # saves memory on GPUs; slower, and not needed, on CPU
-    # auto: bf16 autocast where the CPU (AMX / AVX-512-BF16) or GPU has bf16 units, else float32;
-    # master weights and optimiser state stay float32 either way (agents.models.dtype)
-    dtype: str = "auto"
+    max_steps: int = setting(60, "Optimiser steps; <= 0 means train `epochs` epochs instead.")
+    epochs: float = setting(3.0, "Epochs when max_steps <= 0.")
+    learning_rate: float = setting(1e-4, "Optimiser learning rate (high for full fine-tuning at scale; right for 135M "
+                                         "and few steps).")
+    batch_size: int = setting(4, "Samples per device per step.")
+    grad_accum: int = setting(1, "Gradient accumulation steps per optimiser step.")
+    max_length: int = setting(1024, "Tokens of prompt + completion; longer samples are dropped, not cut.")
+    warmup_ratio: float = setting(0.05, "Fraction of the steps spent warming up.")
+    weight_decay: float = setting(0.0, "AdamW weight decay.")
+    lora: bool = setting(False, "Train LoRA adapters (merged into RUN/model) instead of all weights; off: full "
+                                "fine-tuning, as the paper.")
+    lora_r: int = setting(16, "LoRA rank.")
+    lora_alpha: int = setting(32, "LoRA alpha.")
+    lora_dropout: float = setting(0.05, "LoRA dropout.")
+    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                                             "up_proj", "down_proj"],
+                                    metadata={"help": "Modules LoRA adapts."})
+    save_steps: int = setting(20, "Checkpoint every N steps (resume point of a killed run).")
+    save_total_limit: int = setting(2, "Checkpoints kept on disk.")
+    logging_steps: int = setting(5, "Log every N steps.")
+    seed: int = setting(0, "Random seed of the trainer.")
+    gradient_checkpointing: bool = setting(False, "Recompute activations in the backward pass: saves memory on GPUs; "
+                                                  "slower, and not needed, on CPU.")
+    dtype: str = setting("auto", "auto | bfloat16 | float32: bf16 autocast where the CPU (AMX / AVX-512-BF16) or GPU "
+                                 "has bf16 units; master "
+                               "weights and optimiser state stay float32 either way (agents.models.dtype).")
 
     def __post_init__(self) -> None:
         problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from types import EllipsisType
 from typing import Literal
 
 from pydantic import BaseModel
@@ -96,7 +97,9 @@ class ZWCEnv:
         self.phase: Phase = "train"
         self._task: Task | None = None
         self._mode: Mode = "closed"
-        self.docs_chars: int | None = None  # open-book prompt budget per function; None: the whole doc
+        # the default open-book budget per function (None: the whole doc); an episode may ask for
+        # its own (``observe(docs_chars=...)``), so learners never change it under others' feet
+        self.docs_chars: int | None = None
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -153,9 +156,17 @@ class ZWCEnv:
                 paths.append(self.mapping.to_zwc(f"numpy.linalg.{name.rsplit('.', 1)[-1]}"))
         return paths
 
-    def _docs_text(self, task: Task) -> str:
+    def search(self, query: str, k: int = 5, *, phase: Phase):
+        """Search the docs for an episode in ``phase``: closed in phase ``test`` whatever
+        ``env.phase`` says, so concurrent episodes of both phases each keep the protocol."""
+        if phase == "test":
+            raise ProtocolError("the docs are closed in phase 'test' (SE-Bench's closed-book protocol)")
+        return self._doc_index.search(query, k=k)
+
+    def _docs_text(self, task: Task, docs_chars: int | None | EllipsisType = ...) -> str:
         index = self._doc_index
-        return "\n\n".join(f"## {path}\n{trim_doc(index.lookup(path).text.strip(), self.docs_chars)}"
+        budget = self.docs_chars if docs_chars is ... else docs_chars
+        return "\n\n".join(f"## {path}\n{trim_doc(index.lookup(path).text.strip(), budget)}"
                              for path in self.function_paths(task))
 
     def tasks(self, split: str) -> list[Task]:
@@ -173,9 +184,11 @@ class ZWCEnv:
         self.phase, self._task, self._mode = phase, task, mode
         return obs
 
-    def observe(self, task: Task, phase: Phase = "train", mode: Mode = "closed") -> Observation:
+    def observe(self, task: Task, phase: Phase = "train", mode: Mode = "closed",
+                docs_chars: int | None | EllipsisType = ...) -> Observation:
         """The observation ``reset`` gives, without touching the env's state (episodes may run
-        concurrently). The protocol holds all the same: no docs in phase ``test``."""
+        concurrently). The protocol holds all the same: no docs in phase ``test``.
+        ``docs_chars``: this episode's open-book budget per function (default: ``env.docs_chars``)."""
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}; choose 'train' or 'test'")
         if mode not in MODES:
@@ -190,7 +203,7 @@ class ZWCEnv:
         return Observation(task_id=task.task_id, question=task.query, signature=task.function_name,
                            entry_point=task.entry_point, example_input=example.input,
                            example_output=example_output,
-                           docs=self._docs_text(task) if mode == "open" else "",
+                           docs=self._docs_text(task, docs_chars) if mode == "open" else "",
                            phase=phase, mode=mode, can_search=mode == "search")
 
     def step(self, code: str) -> Verdict:

@@ -1,0 +1,93 @@
+"""Learners by name: the ``sebench.learners`` entry-point group.
+
+Ours and third-party packages' learners register the same way, one line in their
+``pyproject.toml``::
+
+    [project.entry-points."sebench.learners"]
+    my-learner = "my_package.my_learner:MyLearner"
+
+so a learner package never edits this one, and ``learners`` need not import ``selfplay`` to
+list the self-play learners. An entry point names a learner class or a factory taking keyword
+config; ``make(name, **config)`` builds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from agents.learner import Learner
+
+GROUP = "sebench.learners"
+
+
+class LearnerRegistryError(KeyError):
+    """No learner by that name, or none registered at all (a KeyError, as a Mapping's lookups
+    must raise, printed without KeyError's quotes)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    found = {ep.name: ep for ep in entry_points(group=GROUP)}
+    if not found:
+        raise LearnerRegistryError(f"no learners registered in the {GROUP!r} entry-point group: the sebench "
+                                   "package is not installed in this environment; run `pip install -e .` "
+                                   "(or `make setup`)")
+    return found
+
+
+class _Registry(Mapping[str, Callable[..., Learner]]):
+    """Names are read from the installed packages' metadata; a learner's module is imported
+    only when that learner is asked for (the trainers pull in torch and trl)."""
+
+    def __getitem__(self, name: str) -> Callable[..., Learner]:
+        points = _entry_points()
+        if name not in points:
+            raise LearnerRegistryError(f"unknown learner {name!r}; known: {', '.join(sorted(points))}")
+        return points[name].load()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(_entry_points()))
+
+    def __len__(self) -> int:
+        return len(_entry_points())
+
+    def target(self, name: str) -> str:
+        """Where ``name`` lives (``module:Attr``), without importing it."""
+        points = _entry_points()
+        if name not in points:
+            raise LearnerRegistryError(f"unknown learner {name!r}; known: {', '.join(sorted(points))}")
+        return points[name].value
+
+
+REGISTRY = _Registry()
+
+
+def make(name: str, **config: Any) -> Learner:
+    """A learner by registered name; unknown names list the known ones."""
+    return REGISTRY[name](**config)
+
+
+def config_class(factory: Callable[..., Learner]) -> type | None:
+    """The config dataclass a learner class declares (``config_class`` attribute, else the
+    annotation of its ``config`` parameter), or None for a plain factory."""
+    declared = getattr(factory, "config_class", None)
+    if declared is not None:
+        return declared
+    import inspect
+    import typing
+
+    try:
+        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
+    except (NameError, TypeError):
+        return None
+    hint = hints.get("config")
+    for candidate in typing.get_args(hint) or (hint,):
+        if inspect.isclass(candidate) and hasattr(candidate, "__dataclass_fields__"):
+            return candidate
+    return None
