@@ -554,8 +554,10 @@ def serve_command(
 def _register_commands() -> None:
     """Commands that live in their own modules (the command functions import their work lazily)."""
     from benchmarks.cli_learners import learners_command
+    from benchmarks.cli_report import report_command
 
     app.command("learners")(learners_command)
+    app.command("report")(report_command)
 
 
 _register_commands()

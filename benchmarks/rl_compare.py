@@ -73,7 +73,7 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
                 config |= {"gather_model": gather_model, "sft_max_steps": sft_steps}
         agent, report = evolve_run(env, name, folder, model=model, settings=config, max_tokens=max_tokens, dtype=dtype)
         train = dict(getattr(agent.learner, "train_result", None) or report.details)
-        rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit))
+        rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder))
         del agent  # the trainer holds reference cycles: collect them before the next row trains
         gc.collect()
     config = {"model": model, "train_limit": train_limit, "steps": steps, "sft_steps": sft_steps, "n": n,

@@ -61,11 +61,13 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
 
 
 def measure(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str], numpy_paths: set[str], n: int,
-            limit: int | None, train: dict, probe_limit: int | None) -> SFTRow:
-    """Probe ``agent``'s model for API recall and evaluate it closed-book on the trained functions."""
+            limit: int | None, train: dict, probe_limit: int | None, folder: Path | None = None) -> SFTRow:
+    """Probe ``agent``'s model for API recall and evaluate it closed-book on the trained functions;
+    both land in ``folder`` (default OUT/NAME), the run directory of the row."""
+    folder = folder or out / name
     report = probe(agent.model, env.mapping, limit=probe_limit)
-    report.write(out / name / "probe.json")
-    results = out / name / "closed.jsonl"
+    report.write(folder / "probe.json")
+    results = folder / "closed.jsonl"
     results.unlink(missing_ok=True)
     evaluation = agent.evaluate(env, split="single_test", n=n, mode="closed", out=str(results), limit=limit,
                                 functions=functions)

@@ -131,6 +131,13 @@ def test_a_killed_evolve_resumes_from_its_last_checkpoint_and_probe_reads_the_mo
     assert probe["n"] == 3 and 0 <= probe["recall"] <= 1 and len(probe["answers"]) == 3
     assert {"numpy", "zwc", "description", "answer", "named", "correct"} <= set(probe["answers"][0])
 
+    # the run evaluates as a run: its trained model, no --model needed
+    done = subprocess.run([sys.executable, "-m", "benchmarks.cli", "eval", "--zwc", str(task_env.root), "--run", str(run),
+                           "--limit", "2", "--n", "1", "--max-tokens", "48"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((run / "results-single_test-closed.summary.json").read_text())
+    assert Path(summary["config"]["model"]).resolve() == (run / "model").resolve()
+
 
 @pytest.mark.xdist_group("sft-cli")
 def test_training_under_torch_distributed_saves_one_merged_model(task_env, tmp_path):
