@@ -44,7 +44,16 @@ from typing import TYPE_CHECKING, Any
 
 from agents.learner import setting
 from agents.models.dtype import DTYPES, resolve_dtype
-from learners.sft_train import PeakMemory, checkpointing, last_checkpoint, same_run, save_model, settings_from_dict
+from learners.sft_train import (
+    PeakMemory,
+    checkpointing,
+    last_checkpoint,
+    release_optimiser,
+    return_memory,
+    same_run,
+    save_model,
+    settings_from_dict,
+)
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -492,6 +501,7 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
     with PeakMemory() as memory:
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     seconds = time.perf_counter() - started
+    release_optimiser(trainer)
     save_model(trainer, trainer.processing_class, model_dir)
     reward = trainer.verdict_reward
     update_seconds = max(seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
@@ -523,6 +533,8 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
         if not settings.keep_checkpoints:  # only after the result is on disk: a kill before this resumes
             for checkpoint in out_dir.glob("checkpoint-*"):
                 shutil.rmtree(checkpoint, ignore_errors=True)
+    del trainer
+    return_memory()  # before the caller loads the trained model beside what is left of this one
     return result
 
 
