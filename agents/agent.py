@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -69,6 +70,7 @@ class Agent:
                              f"concurrency >= 1 (got {concurrency})")
         self.model_spec, self.dtype = model, check_dtype(dtype)
         self._model: Model | None = model if not isinstance(model, str) else None
+        self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
         self.learner = learner
         self.max_turns, self.max_searches = max_turns, max_searches
         self.temperature, self.sample_temperature = temperature, sample_temperature
@@ -83,13 +85,23 @@ class Agent:
             if self.model_spec == "reference":
                 raise ValueError("the reference model needs the env's tasks: call agent.evaluate(...) "
                                  "or bind it with agent.bind_reference(env)")
-            self._model = load_model(str(self.model_spec), dtype=self.dtype)
+            self._model = load_model(self._reload or str(self.model_spec), dtype=self.dtype)
         return self._model
 
     @model.setter
     def model(self, model: Model) -> None:
         """Parametric learners replace the model they trained."""
-        self._model, self.model_spec, self._batcher = model, model.name, None
+        self._model, self.model_spec, self._batcher, self._reload = model, model.name, None, None
+
+    def unload_model(self) -> bool:
+        """Drop the loaded model so a trainer can have its memory (a 0.5B RL run needs nearly all of
+        24 GB); the next use loads it again from its weights' directory. A model without one (a
+        backend, a test double) stays. True when something was dropped."""
+        path = getattr(self._model, "path", None)
+        if path is None or not (Path(path) / "config.json").is_file():
+            return False
+        self._model, self._batcher, self._reload = None, None, str(path)
+        return True
 
     def bind_reference(self, env: ZWCEnv, splits: tuple[str, ...] = ("train", "single_test", "multiple_test")):
         tasks = [t for s in splits if (env.root / f"{s}.jsonl").is_file() for t in env.tasks(s)]

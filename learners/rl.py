@@ -30,7 +30,7 @@ from typing import Any
 from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
 from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import RLSettings, train_rl
+from learners.rl_train import RLSettings, return_memory, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
 
 # Table 3's ablations, as changes to the default (standard GRPO) settings. The paper does not
@@ -128,6 +128,8 @@ class _RLLearner(RunDirectories):
         if not tasks:
             raise RLLearnerError("the build has no train tasks to roll out on")
         prompts = rollout_prompts(env, tasks, self.config.docs_chars)
+        if agent.unload_model():  # the trainer loads its own copy; Closed-SFT-RL's agent holds the SFT model
+            return_memory()
         with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
             train_rl(prompts, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train,
                      env=env, progress=progress)  # returns a finished run's result without redoing it

@@ -26,7 +26,7 @@ from agents.learner import EvolveReport, ParametricConfig, setting
 from envs.zwc import Observation
 from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
 from learners.sft_data import collect, write_report
-from learners.sft_train import SFTSettings, train_sft
+from learners.sft_train import SFTSettings, return_memory, train_sft
 
 
 class SFTLearnerError(RuntimeError):
@@ -128,6 +128,8 @@ class _SFTLearner(RunDirectories):
             return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
                                 details={"gathered_with": gatherer.name, "kept": report.in_file, "collect_only": True,
                                          "data": str(data)})
+        if agent.unload_model():  # the trainer loads its own copy
+            return_memory()
         self.train_result = self._finished_training() or self._train(data, base)
         agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
         details = {"gathered_with": gatherer.name, "kept": report.in_file, "acceptance": round(report.acceptance, 3),
