@@ -1,0 +1,58 @@
+"""``sebench check-learner TARGET``: the learner checker from the shell (``learners.checker``).
+
+    sebench check-learner expel
+    sebench check-learner my_package.my_learner:MyLearner --set max_steps=1
+    sebench check-learner path/to/my_learner.py:MyLearner --model qwen2.5-coder-0.5b
+
+One line per check, PASS or FAIL and why; the exit status is 1 when a check fails and 2 when
+TARGET names no learner. Registered in ``benchmarks.cli`` as ``check-learner``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+
+def check_learner_command(
+    target: str = typer.Argument(..., help="A registered learner name (sebench learners lists them), "
+                                           "package.module:Attr or path/to/file.py:Attr; Attr is a learner class "
+                                           "or a factory taking keyword config."),
+    model: str = typer.Option("smollm2-135m", "--model", help="The agent's model. The effect check needs one that "
+                                                              "earns rewards; the fast default rarely does."),
+    limit: int = typer.Option(2, "--limit", help="N in evolve(env, limit=N); the checker's build has a few more "
+                                                 "train tasks than that."),
+    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. --set "
+                                                         "max_steps=1; registered learners start from tiny settings."),
+    max_tokens: int = typer.Option(96, "--max-tokens", help="The agent's answer length."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the checker's fresh build."),
+    workdir: Path | None = typer.Option(None, "--workdir", help="Keep the build, states and logs here "
+                                                                "(default: a temporary directory, removed)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the report as JSON here."),
+) -> None:
+    """Check that a learner keeps the SE-Bench protocol: never sees test data, honours limit,
+    saves and loads, survives a kill, keeps test prompts closed-book; and report its effect."""
+    from benchmarks.cli import _overrides
+    from learners.checker import LearnerTargetError, check_learner, resolve_target
+
+    out = Console()
+    try:
+        resolved = resolve_target(target)
+    except LearnerTargetError as exc:
+        raise typer.BadParameter(str(exc), param_hint="TARGET") from None
+    report = check_learner(resolved, model=model, limit=limit, config=_overrides(settings), max_tokens=max_tokens,
+                           seed=seed, workdir=workdir)
+    out.print(f"check-learner {escape(report.target)} (learner {escape(report.learner)!r}, "
+              f"model {escape(report.model)}, {report.seconds:.0f}s)", soft_wrap=True)
+    for check in report.checks:
+        mark = "[green]PASS[/green]" if check.passed else "[red]FAIL[/red]"
+        out.print(f"{mark} [bold]{check.name}[/bold]: {escape(check.why)}", soft_wrap=True)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
+    if not report.passed:
+        raise typer.Exit(1)

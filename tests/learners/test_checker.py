@@ -1,0 +1,220 @@
+"""The learner checker (learners/checker.py): a broken learner fails the check that names its
+mistake and passes the others, a newcomer's learner and every registered learner pass, and a
+target that names no learner gets a message that says what to write.
+
+All checks share one build (``check_build``: a few seconds) and its baseline evaluation, so
+they run in one xdist group. The broken learners are checked with the ``reference`` model: the
+mistakes are in the learners, the model only answers, and the reference answers at once. The
+newcomer's learner and the registered ones are checked with the default ``smollm2-135m``."""
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from learners import REGISTRY
+from learners.checker import CHECKS, TINY, LearnerTargetError, check_learner, resolve_target
+from learners.checker_build import CheckBuild
+from learners.checker_effect import HURTS, IMPROVES, NO_EFFECT, bootstrap_difference, verdict
+
+NEWCOMER = f"{Path(__file__).with_name('newcomer_learner.py')}:NotesLearner"
+BROKEN = "tests.learners.broken_learners"
+
+
+@pytest.fixture(scope="session")
+def check_build(tmp_path_factory):
+    build = CheckBuild.create(tmp_path_factory.mktemp("check-build"))
+    yield build
+    build.close()
+
+
+def check(target, build, tmp_path, **kwargs):
+    return check_learner(target, build=build, workdir=tmp_path, max_tokens=32, **kwargs)
+
+
+# -- the build --------------------------------------------------------------------------------------
+def test_the_canary_is_in_every_test_task_and_the_tasks_still_grade(check_build):
+    canary = check_build.canary
+    lines = [line for s in ("single_test", "multiple_test") for line in
+             (check_build.root / f"{s}.jsonl").read_text().splitlines()]
+    assert len(lines) == 6
+    for line in lines:
+        record = json.loads(line)
+        for key in ("task_id", "query", "function_name", "kind", "reference", "canary"):
+            assert canary in record[key], key
+        assert canary in record["example_output"][0]
+        assert all(canary in case["input"] and case["canary"] == canary for case in record["test_cases"])
+    assert canary not in (check_build.root / "train.jsonl").read_text()
+    tasks = check_build.test_tasks()
+    assert all(v.passed for v in check_build.env.check_many([(t, t.reference) for t in tasks]))
+    wrong = [(t, t.reference.replace("return ", "return 1 + ", 1)) for t in tasks]
+    assert not any(v.passed for v in check_build.env.check_many(wrong))
+
+
+def test_recording_sees_prompts_training_rows_and_test_file_opens(check_build):
+    from agents.models import load_model
+    from learners.checker_record import Recorder, RecordingModel, find_in_files, find_in_object, recording
+
+    canary = check_build.canary
+    watched = str((check_build.root / "single_test.jsonl").resolve())
+    recorder = Recorder(canary=canary, split_of={}, watched_files=frozenset({watched}))
+    with recording(recorder):
+        import datasets
+
+        datasets.Dataset.from_list([{"prompt": f"solve {canary}"}, {"prompt": "fine"}])
+        model = load_model("reference", tasks=check_build.env.tasks("train"), mapping=check_build.env.mapping)
+        assert isinstance(model, RecordingModel)
+        model.generate([[{"role": "user", "content": f"about {canary}"}]])
+        (check_build.root / "single_test.jsonl").read_text()
+    (check_build.root / "single_test.jsonl").read_text()  # after the block: not recorded
+    assert recorder.training_rows == 2 and len(recorder.training_leaks) == 1
+    assert [text for _, _, text in recorder.prompts] == [f"about {canary}"]
+    [(path, where)] = recorder.file_reads
+    assert path == watched and "test_checker.py" in where
+    assert not isinstance(load_model("reference", tasks=[], mapping=check_build.env.mapping), RecordingModel)
+    assert find_in_object({"a": [1, {"b": ("x", f"-{canary}-")}]}, canary) == ["learner['a'][1]['b'][1]"]
+    assert find_in_files(check_build.root, canary) == sorted(str(check_build.root / f"{s}.jsonl")
+                                                             for s in ("multiple_test", "single_test"))
+
+
+# -- learners that pass -----------------------------------------------------------------------------
+@pytest.mark.xdist_group("check-learner")
+def test_a_newcomers_learner_from_a_file_passes_every_check(check_build, tmp_path):
+    report = check(NEWCOMER, check_build, tmp_path)
+    assert report.passed, report.lines()
+    assert [c.name for c in report.checks] == list(CHECKS) and report.learner == "notes"
+    assert report.model == "smollm2-135m" and "(model smollm2-135m)" in report.check("effect").why
+    assert report.check("limit").why.startswith("touched exactly the first 2 train tasks (through docs_for)")
+    assert "resumed" in report.check("kill-resume").why and "killed once it had written notes.json" in \
+        report.check("kill-resume").why
+    [effect] = report.effect
+    assert effect.metric == "closed-book pass@1" and effect.n == 6 and effect.low <= effect.difference <= effect.high
+
+
+@pytest.mark.xdist_group("check-learner")
+def test_the_guides_worked_example_passes(check_build, tmp_path):
+    example = Path(__file__).parents[2] / "docs" / "examples" / "solved_examples.py"
+    report = check(f"{example}:SolvedExamples", check_build, tmp_path, model="reference")
+    assert report.passed, report.lines()
+    assert report.details["evolve_report"]["details"]["solved"] == 2  # the reference answers: something to keep
+    assert "the same context for 4 observations" in report.check("save-load").why
+
+
+def _registered():
+    """Every registered learner; those that train weights in a group of their own (minutes on a CPU),
+    so that xdist can run them beside the rest."""
+    for name in sorted(REGISTRY):
+        group = "check-learner-weights" if getattr(REGISTRY[name], "parametric", False) else "check-learner"
+        yield pytest.param(name, marks=pytest.mark.xdist_group(group))
+
+
+@pytest.mark.parametrize("name", _registered())
+def test_every_registered_learner_passes_at_tiny_sizes(check_build, tmp_path, name):
+    assert name in TINY, f"give {name} tiny settings in learners.checker.TINY"
+    report = check(name, check_build, tmp_path)
+    assert report.passed, report.lines()
+    assert report.learner == name and report.model == "smollm2-135m"
+    recorded = report.details["recorded"]
+    if report.details["parametric"]:
+        assert [f.metric for f in report.effect] == ["closed-book pass@1", "API recall"]
+        assert "same weights" in report.check("save-load").why
+        assert recorded["training_rows"] >= 2  # the training set was seen: a canary in it could not pass unseen
+    if name in ("expel", "ace"):
+        assert recorded["prompts"] >= 2 and recorded["teacher_bindings"] >= 1
+
+
+# -- learners with one mistake ----------------------------------------------------------------------
+MISTAKES = {
+    "ReadsTestFile": ("no-test-data", ["an open of", "single_test.jsonl from", "the learner's memory at learner.notes",
+                                       "the saved file"]),
+    "ReadsTestSplit": ("no-test-data", ["a request for the single_test split from", "broken_learners.py",
+                                        "given to env.docs_for"]),
+    "IgnoresLimit": ("limit", ["touched 4 train tasks with limit=2", "env.tasks('train')[:config.limit]"]),
+    "LosesStateOnSave": ("save-load", ["context(obs) differs for 4 of 4 observations", "save must write all"]),
+    "DocsInContext": ("closed-book", ["a closed-book test prompt holds doc text verbatim"]),
+    "CrashesAfterKill": ("kill-resume", ["raised RuntimeError", "BUSY exists", "evolve must resume"]),
+    "NoName": ("protocol", ["name is None", "context(obs) returned NoneType, not str"]),
+}
+
+
+@pytest.mark.xdist_group("check-learner")
+@pytest.mark.parametrize("name", sorted(MISTAKES))
+def test_a_broken_learner_fails_the_check_of_its_mistake_and_passes_the_others(check_build, tmp_path, name):
+    failing, phrases = MISTAKES[name]
+    report = check(f"{BROKEN}:{name}", check_build, tmp_path, model="reference")
+    assert report.failed() == [failing], report.lines()
+    why = report.check(failing).why
+    assert all(p in why for p in phrases), why
+
+
+@pytest.mark.xdist_group("check-learner")
+def test_a_factory_that_a_fresh_process_cannot_find_is_told_how_to_name_it(check_build, tmp_path):
+    from tests.learners.newcomer_learner import NotesLearner
+
+    report = check(lambda **config: NotesLearner(**config), check_build, tmp_path, model="reference")
+    assert report.failed() == ["save-load", "kill-resume"]
+    assert "cannot be found by name in a fresh process" in report.check("save-load").why
+
+
+# -- targets ----------------------------------------------------------------------------------------
+def test_targets_resolve_by_name_module_and_file():
+    assert resolve_target("none").kind == "registered"
+    assert resolve_target(f"{BROKEN}:IgnoresLimit").factory.__name__ == "IgnoresLimit"
+    by_file = resolve_target(NEWCOMER)
+    assert by_file.kind == "file" and by_file.factory(limit=1).name == "notes"
+    assert resolve_target(NEWCOMER).factory is by_file.factory  # the file is loaded once
+
+
+@pytest.mark.parametrize("target, phrases", [
+    ("exple", ["no learner registered by that name", "did you mean expel?"]),
+    ("no_such_package.mod:Learner", ["no module named 'no_such_package'", "path/to/file.py:Attr"]),
+    (f"{BROKEN}:Missing", ["has no attribute 'Missing'", "learners found there:", "IgnoresLimit"]),
+    ("/nonexistent/learner.py:L", ["no such file /nonexistent/learner.py"]),
+    (f"{BROKEN}:json", ["json is a module, not a learner class or factory"]),
+    (":Attr", ["an empty module or attribute around ':'"]),
+])
+def test_a_bad_target_names_what_is_wrong_and_the_fix(target, phrases):
+    with pytest.raises(LearnerTargetError) as caught:
+        resolve_target(target)
+    assert all(p in str(caught.value) for p in phrases), str(caught.value)
+
+
+def test_a_file_that_raises_on_import_is_reported_as_such(tmp_path):
+    bad = tmp_path / "bad_learner.py"
+    bad.write_text("import zwc_nothing_here\n")
+    with pytest.raises(LearnerTargetError, match="running .*bad_learner.py raised ModuleNotFoundError"):
+        resolve_target(f"{bad}:Learner")
+
+
+# -- the effect's arithmetic ------------------------------------------------------------------------
+def test_the_bootstrap_interval_and_the_verdict():
+    assert bootstrap_difference([0.0] * 6, [0.0] * 6) == (0.0, 0.0, 0.0)
+    difference, low, high = bootstrap_difference([0.0] * 20, [1.0] * 15 + [0.0] * 5)
+    assert difference == 0.75 and 0.5 < low <= 0.75 <= high <= 0.95
+    _, low, high = bootstrap_difference([1.0, 0.0] * 5, [0.0, 1.0] * 5)
+    assert low < 0 < high
+    assert (verdict(0.1, 0.3), verdict(-0.2, 0.1), verdict(-0.3, -0.1)) == (IMPROVES, NO_EFFECT, HURTS)
+    with pytest.raises(ValueError, match="paired, non-empty"):
+        bootstrap_difference([1.0], [])
+
+
+# -- the command ------------------------------------------------------------------------------------
+@pytest.mark.xdist_group("check-learner")
+def test_the_command_prints_a_line_per_check_and_exits_by_the_result(tmp_path):
+    from benchmarks.cli_check import check_learner_command
+
+    app = typer.Typer()
+    app.command()(check_learner_command)
+    runner = CliRunner()
+    passed = runner.invoke(app, [NEWCOMER, "--model", "reference", "--json", str(tmp_path / "r.json")])
+    assert passed.exit_code == 0, passed.output
+    lines = passed.output.splitlines()
+    assert lines[0].startswith("check-learner ") and "model reference" in lines[0]
+    assert [line.split()[0] for line in lines[1:]] == ["PASS"] * len(CHECKS)
+    assert json.loads((tmp_path / "r.json").read_text())["passed"] is True
+    failed = runner.invoke(app, [f"{BROKEN}:IgnoresLimit", "--model", "reference", "--set", "max_notes=4"])
+    assert failed.exit_code == 1 and "FAIL limit: touched 4 train tasks" in failed.output
+    unknown = runner.invoke(app, ["exple"])
+    assert unknown.exit_code == 2 and "did you mean expel?" in unknown.output
