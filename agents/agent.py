@@ -108,6 +108,12 @@ class Agent:
         self._model = load_model("reference", tasks=tasks, mapping=env.mapping)
         self._batcher = None
 
+    @staticmethod
+    def _reference_splits(phase: str) -> tuple[str, ...]:
+        """A reference teacher in phase train (a learner gathering) knows the train tasks only;
+        ``evaluate`` binds the split it evaluates itself."""
+        return ("train",) if phase == "train" else ("train", "single_test", "multiple_test")
+
     @property
     def weights_dtype(self) -> str | None:
         """The dtype the model's weights run in (``bfloat16`` / ``float32``), ``auto`` resolved;
@@ -184,7 +190,7 @@ class Agent:
         this episode's own: nothing here changes the env, so episodes of any settings may overlap."""
         started = time.perf_counter()
         if self.model_spec == "reference" and self._model is None:
-            self.bind_reference(env)
+            self.bind_reference(env, self._reference_splits(phase))
         obs = env.observe(task, phase=phase, mode=mode, docs_chars=docs_chars)
         context = self.learner.context(obs) if self.learner is not None else ""
         state: EpisodeState = {"env": env, "task": task, "obs": obs, "messages": first_prompt(obs, context),
@@ -215,7 +221,7 @@ class Agent:
             return trajectory
 
         if self.model_spec == "reference" and self._model is None:
-            self.bind_reference(env)
+            self.bind_reference(env, self._reference_splits(phase))
         self._generator()  # load the model here, once, not in racing episode threads
         with ThreadPoolExecutor(self.concurrency) as pool:
             return list(pool.map(one, items))

@@ -28,10 +28,14 @@ class ReferenceModel:
         self._answers.sort(key=lambda qa: len(qa[0]), reverse=True)  # longest question first
 
     def answer(self, prompt: Messages) -> str:
+        """The reference of the task the prompt asks for: its ``Task:`` section first (a learner's
+        context before it may quote other tasks' questions, longer ones included), then anywhere."""
         text = "\n".join(m["content"] for m in prompt if m["role"] == "user")
-        for question, code in self._answers:
-            if question and question in text:
-                return f"```python\n{code.strip()}\n```"
+        own = text[text.rfind("Task:\n"):] if "Task:\n" in text else text
+        for scope in (own, text):
+            for question, code in self._answers:
+                if question and question in scope:
+                    return f"```python\n{code.strip()}\n```"
         return "I do not know this task."
 
     def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
