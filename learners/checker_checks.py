@@ -125,7 +125,7 @@ class CheckSession:
                 evolve_error = _error(exc)
         self.details.setdefault("seconds", {})["evolve"] = round(time.perf_counter() - started, 1)
         self.details["recorded"] = {"prompts": len(self.recorder.prompts), "training_rows": self.recorder.training_rows,
-                                    "teacher_bindings": self.recorder.teacher_bindings}
+                                    "test_split_requests": len(self.recorder.split_requests)}
         self.details["evolve_report"] = asdict(report) if hasattr(report, "__dataclass_fields__") else repr(report)
         declared, replaced = getattr(learner, "parametric", None), unwrap(agent.model) is not base
         self.parametric = bool(declared) if declared is not None else (self._listed_parametric(learner) or replaced)
@@ -250,8 +250,6 @@ class CheckSession:
         files = sorted(set(find_in_files(self.state_dir, canary) + find_in_files(self.saved, canary)))
         leaks += [f"the saved file {f}" for f in files[:3]]
         n_files = sum(1 for d in (self.state_dir, self.saved) if d.exists() for p in d.rglob("*") if p.is_file())
-        teacher = (f"; the reference teacher got the train split only ({recorder.teacher_bindings} bindings)"
-                   if recorder.teacher_bindings else "")
         if leaks:
             self._set("no-test-data", False, "test data reached the learner during evolve: " + "; ".join(leaks) +
                       "; evolve may read env.tasks('train') and the docs, never a test split or its file")
@@ -260,8 +258,7 @@ class CheckSession:
         else:
             self._set("no-test-data", True, f"the canary planted in every test task reached none of "
                       f"{sum(s == 'evolve' for s, _, _ in recorder.prompts)} prompts, {recorder.training_rows} "
-                      f"training rows, the learner's attributes or {n_files} saved files; no test split was read"
-                      f"{teacher}")
+                      f"training rows, the learner's attributes or {n_files} saved files; no test split was read")
 
     # -- 4. closed book, 7. effect ------------------------------------------------------------------
     def _evaluate(self, agent: Any) -> None:

@@ -3,10 +3,8 @@
 - ``RecordingEnv``: the env a learner's ``evolve`` is handed. It forwards everything to the
   real ``ZWCEnv`` and records the tasks each call carries (``observe``, ``check``,
   ``check_many``, ``docs_for`` ... any method given a ``Task``) and every split requested.
-  A test split asked for by the learner is recorded with the line that asked; asked for by
-  the framework's ``reference`` teacher (``Agent.bind_reference``, which binds every split it
-  finds), the proxy answers with no tasks: during ``evolve`` the teacher needs the train tasks
-  only, and the learner cannot reach test data through it.
+  A test split asked for during evolve is recorded with the line that asked (the framework's
+  ``reference`` teacher binds the train split only in phase train, so any request is a leak).
 - ``RecordingModel``: wraps a model backend and records every prompt it is sent.
 - ``recording(recorder)``: while active, every model loaded by name (``agents.models``'
   registry) comes back wrapped, every ``datasets.Dataset.from_list``/``from_dict`` (how the
@@ -55,7 +53,6 @@ class Recorder:
     training_leaks: list[str] = field(default_factory=list)             # snippets around the canary
     touched: dict[str, set[str]] = field(default_factory=dict)          # task id -> env methods that got it
     split_requests: list[tuple[str, str]] = field(default_factory=list)  # (split, where) of test splits
-    teacher_bindings: int = 0
     file_reads: list[tuple[str, str]] = field(default_factory=list)     # (path, where)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -94,16 +91,6 @@ def where(skip: int = 2) -> str:
     return "an unknown caller"
 
 
-def _from_reference_binding() -> bool:
-    frame = sys._getframe(2)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "bind_reference" and code.co_filename.endswith(os.path.join("agents", "agent.py")):
-            return True
-        frame = frame.f_back
-    return False
-
-
 class RecordingModel:
     """A model backend that records every prompt (then answers with the wrapped one)."""
 
@@ -136,9 +123,6 @@ class RecordingEnv:
 
     def tasks(self, split: str) -> list[Task]:
         if split in TEST_SPLITS:
-            if _from_reference_binding():
-                self._recorder.teacher_bindings += 1
-                return []  # the reference teacher answers train tasks only while a learner evolves
             with self._recorder.lock:
                 self._recorder.split_requests.append((split, where()))
         return self._env.tasks(split)
