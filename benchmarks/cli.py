@@ -553,12 +553,14 @@ def serve_command(
 
 def _register_commands() -> None:
     """Commands that live in their own modules (the command functions import their work lazily)."""
+    from benchmarks.cli_backends import check_backend_command
     from benchmarks.cli_check import check_learner_command
     from benchmarks.cli_learners import learners_command
     from benchmarks.cli_report import report_command
 
     app.command("learners")(learners_command)
     app.command("check-learner")(check_learner_command)
+    app.command("check-backend")(check_backend_command)
     app.command("report")(report_command)
 
 

@@ -3,8 +3,8 @@
 Items have an id, a text, a metadata dict (str/int/float/bool values) and an embedding made
 by the store's Embedder (or given). ``add`` upserts; ``search`` takes text or a vector, a top-k
 and an equality ``where`` filter on metadata; ``get``/``update``/``delete``/``len`` manage
-items; ``persist``/``close`` keep them. Every backend passes ``tests/memory``'s conformance
-suite; ``docs/memory-backends.md`` shows how to add one.
+items; ``persist``/``close`` keep them. Every backend passes ``memory.conformance.check_store``
+(``tests/memory`` runs it on ours); ``docs/memory-backends.md`` shows how to add one.
 """
 
 from __future__ import annotations

@@ -38,7 +38,9 @@ class ChromaStore:
         vectors = vectors_for(texts, embeddings, self.embedder)
         for start in range(0, len(texts), _MAX_BATCH):
             end = start + _MAX_BATCH
-            self._collection.upsert(ids=ids[start:end], documents=texts[start:end],
+            # chromadb's upsert merges metadata into an existing item's (old keys stay); ours replaces it
+            self._collection.delete(ids=ids[start:end])
+            self._collection.add(ids=ids[start:end], documents=texts[start:end],
                                     embeddings=vectors[start:end].tolist(),
                                     metadatas=[m or None for m in metas[start:end]])
         return ids

@@ -1,15 +1,16 @@
-"""Backend conformance: every backend honours the same contract. The embedded model runs for
-real, and the OpenAI-compatible client is tested against ``sebench serve`` on loopback."""
+"""Backend conformance: every backend we ship passes ``agents.models.conformance.check_model``. The
+embedded model runs for real, and the OpenAI-compatible client is tested against ``sebench serve``
+on loopback; a backend that returns the wrong count fails exactly the shapes check."""
 
 import pytest
 
-from agents.models import Completion, ModelError, UnknownModelError, load_model
+from agents.models import ModelError, UnknownModelError, load_model
+from agents.models.conformance import CHECKS, COUNTING, check_model
 from agents.models.openai_model import OpenAIModel
 from agents.models.serve import serve_in_thread
+from tests.agents.fixed_answer import FixedAnswerModel
 
 pytestmark = pytest.mark.xdist_group("smollm2")  # one worker loads the model
-PROMPT = [{"role": "user", "content": "Count from one to five in words, separated by commas."}]
-OTHER = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Name a colour."}]
 
 
 @pytest.fixture(scope="module")
@@ -22,44 +23,39 @@ def served(smollm2):
     server.server_close()
 
 
-@pytest.fixture(params=["transformers", "openai"])
-def backend(request, smollm2, served):
-    return smollm2 if request.param == "transformers" else served
+@pytest.mark.parametrize("kind", ["transformers", "openai"])
+def test_backend_passes_every_check(kind, smollm2, served):
+    report = check_model(smollm2 if kind == "transformers" else served)
+    assert [c.name for c in report.checks] == list(CHECKS)
+    assert report.passed, "\n".join(report.lines())
+    assert report.details["prompt_tokens"] > 10  # both backends know the prompt's length
+    assert report.details["stop"]["text"]  # the stop string fell inside the answer, not at its start
 
 
-def test_shapes_tokens_and_greedy_determinism(backend):
-    out = backend.generate([PROMPT, OTHER], n=2, temperature=0.0, max_tokens=24)
-    assert len(out) == 2 and all(len(per) == 2 for per in out)
-    assert all(isinstance(c, Completion) and 0 < c.tokens <= 24 and c.text for per in out for c in per)
-    again = backend.generate([PROMPT], n=1, temperature=0.0, max_tokens=24)
-    assert again[0][0].text == out[0][0].text  # greedy is deterministic, batched or not
+class IgnoresN:
+    """A plausible bug: one completion per prompt whatever n asks."""
+
+    name = "ignores-n"
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def generate(self, prompts, *, n=1, temperature=0.0, max_tokens=512, stop=None):
+        return [per[:1] for per in self.inner.generate(prompts, n=n, temperature=temperature, max_tokens=max_tokens,
+                                                        stop=stop)]
 
 
-def test_stop_strings_are_honoured(backend):
-    [[c]] = backend.generate([PROMPT], max_tokens=24, stop=[","])
-    assert "," not in c.text and c.text.strip()
+def test_a_model_that_ignores_n_fails_exactly_the_shapes_check(smollm2):
+    report = check_model(IgnoresN(smollm2))
+    assert report.failed() == ["shapes"], "\n".join(report.lines())
+    assert "returned [1, 1] completions per prompt" in report.check("shapes").why
 
 
-def test_finish_reason_and_prompt_tokens(backend):
-    [[cut]] = backend.generate([PROMPT], max_tokens=3)
-    assert cut.finish_reason == "length" and cut.tokens == 3 and cut.prompt_tokens > 10
-    [[full]] = backend.generate([PROMPT], max_tokens=24)
-    stop = full.text[6:9]  # a string the greedy answer is known to contain
-    [[stopped]] = backend.generate([PROMPT], max_tokens=24, stop=[stop])
-    assert stopped.finish_reason == "stop" and stopped.text == full.text[:full.text.find(stop)]
-    assert stopped.prompt_tokens == cut.prompt_tokens
-
-
-def test_sampling_varies(backend):
-    [samples] = backend.generate([OTHER], n=4, temperature=1.5, max_tokens=12)
-    assert len({s.text for s in samples}) > 1
-
-
-def test_bad_arguments_are_refused(backend):
-    with pytest.raises(ValueError):
-        backend.generate([PROMPT], n=0)
-    with pytest.raises((ValueError, TypeError)):
-        backend.generate([[{"content": "no role"}]])
+def test_a_backend_that_ignores_max_tokens_and_stop_fails_those_checks():
+    # a deterministic pure-Python backend: the report attributes each fault to its own check
+    report = check_model(FixedAnswerModel("total = first + second\n"), sampling=False)
+    assert report.failed() == ["max-tokens", "finish-reason", "stop"], "\n".join(report.lines())
+    assert report.check("sampling").why.startswith("skipped")
 
 
 def test_registry_names():
@@ -72,4 +68,4 @@ def test_registry_names():
 def test_client_gives_up_with_a_typed_error():
     client = OpenAIModel("http://127.0.0.1:9/v1", "m", retries=1, timeout=2)
     with pytest.raises(ModelError, match="no answer after 2 attempts"):
-        client.generate([PROMPT], max_tokens=4)
+        client.generate([COUNTING], max_tokens=4)
