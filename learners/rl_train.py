@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.learner import setting
-from agents.models.dtype import DTYPES, resolve_dtype
+from agents.models.dtype import resolve_dtype
 from learners.sft_train import (
     PeakMemory,
     checkpointing,
@@ -52,8 +52,8 @@ from learners.sft_train import (
     return_memory,
     same_run,
     save_model,
-    settings_from_dict,
 )
+from learners.train_settings import TrainerSettings
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -65,12 +65,15 @@ LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # trl's clipped-ratio losses (
 
 
 @dataclass
-class RLSettings:
-    """GRPO settings. Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores);
-    names shared with ``SFTSettings`` mean the same thing."""
+class RLSettings(TrainerSettings):
+    """GRPO settings (the shared ones, named as in ``SFTSettings``, in ``learners.train_settings``).
+    Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores)."""
 
-    max_steps: int = setting(8, "Optimiser steps.")
     learning_rate: float = setting(5e-6, "Optimiser learning rate.")
+    save_steps: int = setting(4, "Checkpoint every N steps (resume point of a killed run).")
+    save_total_limit: int = setting(1, "Checkpoints kept on disk (a full one of a 0.5B model with Adam is ~7.5 GB).")
+    logging_steps: int = setting(1, "Log every N steps.")
+    max_steps: int = setting(8, "Optimiser steps.")
     prompts_per_step: int = setting(2, "Distinct train tasks per optimiser step.")
     num_generations: int = setting(4, "Completions per task (the group the baseline is taken over).")
     steps_per_generation: int = setting(2, "Optimiser steps per rollout batch (>1: the policy moves, clipping can "
@@ -85,59 +88,28 @@ class RLSettings:
     epsilon: float = setting(0.2, "PPO clip range (ratio within 1 +- epsilon).")
     beta: float = setting(0.0, "KL penalty to the starting model (0: no reference model kept).")
     loss_type: str = setting("dapo", "trl's token-level normalisation: dapo | grpo | bnpo | dr_grpo.")
-    warmup_ratio: float = setting(0.0, "Fraction of the steps spent warming up.")
-    lora: bool = setting(False, "Train LoRA adapters (merged into RUN/model) instead of all weights.")
-    lora_r: int = setting(16, "LoRA rank.")
-    lora_alpha: int = setting(32, "LoRA alpha.")
-    lora_dropout: float = setting(0.05, "LoRA dropout.")
-    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
-                                                             "up_proj", "down_proj"],
-                                    metadata={"help": "Modules LoRA adapts."})
-    save_steps: int = setting(4, "Checkpoint every N steps (resume point of a killed run).")
-    save_total_limit: int = setting(1, "Checkpoints kept on disk (a full one of a 0.5B model with Adam is ~7.5 GB).")
     keep_checkpoints: bool = setting(False, "A finished run deletes them: RUN/model holds the result.")
-    logging_steps: int = setting(1, "Log every N steps.")
-    seed: int = setting(0, "Random seed of the trainer.")
-    gradient_checkpointing: bool = setting(False, "Recompute activations in the backward pass: saves memory on GPUs, "
-                                                  "slower and not needed on CPU.")
-    dtype: str = setting("auto", "auto | bfloat16 | float32: bf16 autocast for the update where the hardware has bf16 "
-                                 "units.")
     use_vllm: bool = setting(False, "GPU only: rollouts with vLLM (imported by trl, lazily).")
     vllm_mode: str = setting("colocate", "colocate | server (`trl vllm-serve` on other GPUs).")
 
-    def __post_init__(self) -> None:
-        problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
-                    ("max_steps", "prompts_per_step", "steps_per_generation", "num_iterations",
-                     "max_completion_length", "save_steps", "save_total_limit", "logging_steps", "lora_r")
-                    if getattr(self, name) < 1]
+    def problems(self) -> list[str]:
+        found = super().problems() + [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
+                                      ("max_steps", "prompts_per_step", "steps_per_generation", "num_iterations",
+                                       "max_completion_length") if getattr(self, name) < 1]
         if self.num_generations < 2:  # trl's GRPOConfig refuses 1, whatever the advantage
-            problems.append(f"num_generations must be >= 2 (got {self.num_generations})")
-        if self.loss_type not in LOSS_TYPES:
-            problems.append(f"loss_type must be one of {', '.join(LOSS_TYPES)} (got {self.loss_type!r})")
-        if self.advantage not in ADVANTAGES:
-            problems.append(f"advantage must be one of {', '.join(ADVANTAGES)} (got {self.advantage!r})")
-        if self.scale_rewards not in SCALES:
-            problems.append(f"scale_rewards must be one of {', '.join(SCALES)} (got {self.scale_rewards!r})")
-        if not self.learning_rate > 0:
-            problems.append(f"learning_rate must be > 0 (got {self.learning_rate})")
+            found.append(f"num_generations must be >= 2 (got {self.num_generations})")
+        for name, allowed in (("loss_type", LOSS_TYPES), ("advantage", ADVANTAGES), ("scale_rewards", SCALES)):
+            if getattr(self, name) not in allowed:
+                found.append(f"{name} must be one of {', '.join(allowed)} (got {getattr(self, name)!r})")
         if not 0 < self.epsilon < 1:
-            problems.append(f"epsilon must be in (0, 1) (got {self.epsilon})")
+            found.append(f"epsilon must be in (0, 1) (got {self.epsilon})")
         if self.beta < 0:
-            problems.append(f"beta must be >= 0 (got {self.beta})")
+            found.append(f"beta must be >= 0 (got {self.beta})")
         if not self.temperature > 0:
-            problems.append(f"temperature must be > 0 (got {self.temperature})")
-        if not 0 <= self.warmup_ratio < 1:
-            problems.append(f"warmup_ratio must be in [0, 1) (got {self.warmup_ratio})")
-        if self.dtype not in DTYPES:
-            problems.append(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
+            found.append(f"temperature must be > 0 (got {self.temperature})")
         if self.vllm_mode not in ("colocate", "server"):
-            problems.append(f"vllm_mode must be colocate or server (got {self.vllm_mode!r})")
-        if problems:
-            raise ValueError("invalid RLSettings: " + "; ".join(problems))
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> RLSettings:
-        return settings_from_dict(cls, values, "RL")
+            found.append(f"vllm_mode must be colocate or server (got {self.vllm_mode!r})")
+        return found
 
 
 @dataclass

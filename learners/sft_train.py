@@ -24,73 +24,35 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from agents.learner import setting
-from agents.models.dtype import DTYPES, resolve_dtype
+from agents.models.dtype import resolve_dtype
+from learners.train_settings import TrainerSettings
 
 
 @dataclass
-class SFTSettings:
-    """Training settings. Defaults are CPU-sized for the embedded 135M model (a few minutes on
-    2 cores). The paper fine-tunes Qwen3-8B fully on GPUs; its optimiser settings are not
-    restated here: put the values from the SE-Bench repository into a settings JSON for
-    ``--settings`` (or ``--set`` on ``sebench evolve``)."""
+class SFTSettings(TrainerSettings):
+    """Training settings (the shared ones in ``learners.train_settings``). Defaults are CPU-sized
+    for the embedded 135M model (a few minutes on 2 cores). The paper fine-tunes Qwen3-8B fully
+    on GPUs; its optimiser settings are not restated here: put the values from the SE-Bench
+    repository into a settings JSON for ``--settings`` (or ``--set`` on ``sebench evolve``)."""
 
-    max_steps: int = setting(60, "Optimiser steps; <= 0 means train `epochs` epochs instead.")
-    epochs: float = setting(3.0, "Epochs when max_steps <= 0.")
     learning_rate: float = setting(1e-4, "Optimiser learning rate (high for full fine-tuning at scale; right for 135M "
                                          "and few steps).")
+    warmup_ratio: float = setting(0.05, "Fraction of the steps spent warming up.")
+    max_steps: int = setting(60, "Optimiser steps; <= 0 means train `epochs` epochs instead.")
+    epochs: float = setting(3.0, "Epochs when max_steps <= 0.")
     batch_size: int = setting(4, "Samples per device per step.")
     grad_accum: int = setting(1, "Gradient accumulation steps per optimiser step.")
     max_length: int = setting(1024, "Tokens of prompt + completion; longer samples are dropped, not cut.")
-    warmup_ratio: float = setting(0.05, "Fraction of the steps spent warming up.")
     weight_decay: float = setting(0.0, "AdamW weight decay.")
-    lora: bool = setting(False, "Train LoRA adapters (merged into RUN/model) instead of all weights; off: full "
-                                "fine-tuning, as the paper.")
-    lora_r: int = setting(16, "LoRA rank.")
-    lora_alpha: int = setting(32, "LoRA alpha.")
-    lora_dropout: float = setting(0.05, "LoRA dropout.")
-    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
-                                                             "up_proj", "down_proj"],
-                                    metadata={"help": "Modules LoRA adapts."})
-    save_steps: int = setting(20, "Checkpoint every N steps (resume point of a killed run).")
-    save_total_limit: int = setting(2, "Checkpoints kept on disk.")
-    logging_steps: int = setting(5, "Log every N steps.")
-    seed: int = setting(0, "Random seed of the trainer.")
-    gradient_checkpointing: bool = setting(False, "Recompute activations in the backward pass: saves memory on GPUs; "
-                                                  "slower, and not needed, on CPU.")
-    dtype: str = setting("auto", "auto | bfloat16 | float32: bf16 autocast where the CPU (AMX / AVX-512-BF16) or GPU "
-                                 "has bf16 units; master "
-                               "weights and optimiser state stay float32 either way (agents.models.dtype).")
 
-    def __post_init__(self) -> None:
-        problems = [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
-                    ("batch_size", "grad_accum", "max_length", "save_steps", "lora_r", "logging_steps")
-                    if getattr(self, name) < 1]
+    def problems(self) -> list[str]:
+        found = super().problems() + [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
+                                      ("batch_size", "grad_accum", "max_length") if getattr(self, name) < 1]
         if self.max_steps <= 0 and self.epochs <= 0:
-            problems.append("give max_steps > 0 or epochs > 0")
-        if not 0 <= self.warmup_ratio < 1:
-            problems.append(f"warmup_ratio must be in [0, 1) (got {self.warmup_ratio})")
-        if not self.learning_rate > 0:
-            problems.append(f"learning_rate must be > 0 (got {self.learning_rate})")
-        if self.dtype not in DTYPES:
-            problems.append(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
-        if problems:
-            raise ValueError("invalid SFTSettings: " + "; ".join(problems))
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> SFTSettings:
-        return settings_from_dict(cls, values, "SFT")
-
-
-def settings_from_dict(cls, values: dict[str, Any], kind: str):
-    """A settings dataclass from a dict (a settings JSON, ``--set`` pairs); unknown keys are named."""
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise ValueError(f"unknown {kind} setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return cls(**values)
+            found.append("give max_steps > 0 or epochs > 0")
+        return found
 
 
 @dataclass
