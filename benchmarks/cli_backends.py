@@ -12,19 +12,12 @@ TARGET names nothing. Registered in ``benchmarks.cli`` as ``check-backend``.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
-import json
 import re
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 _OBJECT = re.compile(r"^(?P<place>[\w.]+|.+\.py):(?P<attr>[\w.]+)$")  # package.module:Attr or file.py:Attr
 _MODEL_SCHEMES = ("openai:", "vllm:")
@@ -53,7 +46,8 @@ def check_backend_command(
     json_out: Path | None = typer.Option(None, "--json", help="Also write the report as JSON here."),
 ) -> None:
     """Check that a memory or model backend keeps its protocol, one line per check."""
-    out = Console()
+    from benchmarks.check_output import finish_check
+
     if kind is Kind.memory:
         from memory.conformance import SHIPPED, check_store
 
@@ -74,42 +68,17 @@ def check_backend_command(
             report = check_model(model, batch_invariant=batch_invariant, sampling=sampling, target=target)
         except ModelError as exc:
             raise typer.BadParameter(str(exc), param_hint="TARGET") from None
-    out.print(f"check-backend {kind.value} {escape(report.target)} ({report.seconds:.0f}s)", soft_wrap=True)
-    for check in report.checks:
-        mark = "[green]PASS[/green]" if check.passed else "[red]FAIL[/red]"
-        out.print(f"{mark} [bold]{check.name}[/bold]: {escape(check.why)}", soft_wrap=True)
-    if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-    if not report.passed:
-        raise typer.Exit(1)
+    finish_check(report, f"check-backend {kind.value} {report.target} ({report.seconds:.0f}s)", json_out)
 
 
 def _resolve_object(target: str, alternative: str) -> Any:
     """The object ``package.module:Attr`` or ``path/to/file.py:Attr`` names; BadParameter (exit 2) otherwise."""
-    match = _OBJECT.match(target)
-    if match is None:
+    from agents.targets import TargetError, load_object
+
+    if _OBJECT.match(target) is None:
         raise typer.BadParameter(f"{target!r} is neither {alternative} nor package.module:Attr or "
                                  "path/to/file.py:Attr", param_hint="TARGET")
-    place, attr = match["place"], match["attr"]
     try:
-        if place.endswith(".py"):
-            path = Path(place).expanduser().resolve()
-            if not path.is_file():
-                raise FileNotFoundError(f"no such file {path}")
-            name = f"sebench_check_backend_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module  # the memory checker finds the factory here again, by file
-            spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(place)
-    except Exception as exc:  # noqa: BLE001 - any error while importing a user's code is reported as such
-        raise typer.BadParameter(f"{target!r}: importing {place} raised {type(exc).__name__}: {exc}",
-                                 param_hint="TARGET") from None
-    value: Any = module
-    for part in attr.split("."):
-        if not hasattr(value, part):
-            raise typer.BadParameter(f"{target!r}: {place} has no attribute {attr!r}", param_hint="TARGET")
-        value = getattr(value, part)
-    return value
+        return load_object(target)[0]
+    except TargetError as exc:
+        raise typer.BadParameter(str(exc), param_hint="TARGET") from None

@@ -10,12 +10,9 @@ TARGET names no learner. Registered in ``benchmarks.cli`` as ``check-learner``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 
 def check_learner_command(
@@ -36,23 +33,15 @@ def check_learner_command(
 ) -> None:
     """Check that a learner keeps the SE-Bench protocol: never sees test data, honours limit,
     saves and loads, survives a kill, keeps test prompts closed-book; and report its effect."""
+    from benchmarks.check_output import finish_check
     from benchmarks.cli import _overrides
     from learners.checker import LearnerTargetError, check_learner, resolve_target
 
-    out = Console()
     try:
         resolved = resolve_target(target)
     except LearnerTargetError as exc:
         raise typer.BadParameter(str(exc), param_hint="TARGET") from None
     report = check_learner(resolved, model=model, limit=limit, config=_overrides(settings), max_tokens=max_tokens,
                            seed=seed, workdir=workdir)
-    out.print(f"check-learner {escape(report.target)} (learner {escape(report.learner)!r}, "
-              f"model {escape(report.model)}, {report.seconds:.0f}s)", soft_wrap=True)
-    for check in report.checks:
-        mark = "[green]PASS[/green]" if check.passed else "[red]FAIL[/red]"
-        out.print(f"{mark} [bold]{check.name}[/bold]: {escape(check.why)}", soft_wrap=True)
-    if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-    if not report.passed:
-        raise typer.Exit(1)
+    finish_check(report, f"check-learner {report.target} (learner {report.learner!r}, model {report.model}, "
+                         f"{report.seconds:.0f}s)", json_out)

@@ -30,16 +30,19 @@ from __future__ import annotations
 import difflib
 import functools
 import gc
-import hashlib
-import importlib
-import importlib.util
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agents.targets import FILE_MODULE_PREFIX, TargetError, load_object
+from memory.check_report import CheckResult, ConformanceReport
+
+__all__ = ["CHECKS", "TINY", "CheckReport", "CheckResult", "LearnerTarget", "LearnerTargetError", "as_target",
+           "check_learner", "resolve_target"]
 
 CHECKS = ("protocol", "limit", "no-test-data", "closed-book", "save-load", "kill-resume", "effect")
 # Settings that make our registered learners tiny (seconds to a minute each on a CPU), used when
@@ -59,12 +62,8 @@ TINY: dict[str, dict[str, Any]] = {
 }
 
 
-class LearnerTargetError(ValueError):
+class LearnerTargetError(TargetError):
     """A target that names no learner: says what is wrong with it and how to write it."""
-
-    def __init__(self, target: str, problem: str, fix: str):
-        self.target, self.problem, self.fix = target, problem, fix
-        super().__init__(f"{target!r}: {problem}; {fix}")
 
 
 @dataclass(frozen=True)
@@ -90,57 +89,18 @@ def resolve_target(target: str) -> LearnerTarget:
         hint = f"did you mean {', '.join(close)}? " if close else ""
         raise LearnerTargetError(target, f"no learner registered by that name (registered: {', '.join(names)})",
                                  f"{hint}give a registered name, package.module:Attr or path/to/file.py:Attr")
-    place, _, attr = target.rpartition(":")
-    if not place or not attr:
-        raise LearnerTargetError(target, "an empty module or attribute around ':'",
-                                 "write package.module:Attr or path/to/file.py:Attr")
-    module = _load_file(target, place) if place.endswith(".py") else _import(target, place)
-    value: Any = module
-    for part in attr.split("."):
-        if not hasattr(value, part):
-            found = [n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
-                     and callable(getattr(v, "evolve", None))]
-            hint = f"learners found there: {', '.join(found)}" if found else "no learner class is defined there"
-            raise LearnerTargetError(target, f"{place} has no attribute {attr!r}", f"{hint}; name one after ':'")
-        value = getattr(value, part)
+    value, kind = load_object(target, error=LearnerTargetError, hint_for=_learners_in)
     if not callable(value):
+        attr = target.rpartition(":")[2]
         raise LearnerTargetError(target, f"{attr} is a {type(value).__name__}, not a learner class or factory",
                                  "name a class (or a function) that takes keyword config and returns a learner")
-    return LearnerTarget(target, value, "file" if place.endswith(".py") else "module")
+    return LearnerTarget(target, value, kind)
 
 
-def _import(target: str, module: str):
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise LearnerTargetError(target, f"no module named {exc.name!r} on sys.path",
-                                     "install the package that holds it, run from the directory that holds it, or "
-                                     "give path/to/file.py:Attr") from None
-        raise LearnerTargetError(target, f"importing {module} failed: {exc}", "install what it imports") from None
-    except Exception as exc:  # noqa: BLE001 - any error while importing a user's module is reported as such
-        raise LearnerTargetError(target, f"importing {module} raised {type(exc).__name__}: {exc}",
-                                 "fix the module so that it imports") from None
-
-
-def _load_file(target: str, place: str):
-    path = Path(place).expanduser().resolve()
-    if not path.is_file():
-        raise LearnerTargetError(target, f"no such file {path}",
-                                 "give the path of the .py file that defines the learner")
-    name = f"sebench_check_target_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses and pickling look their module up here
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - any error while running a user's file is reported as such
-        del sys.modules[name]
-        raise LearnerTargetError(target, f"running {path} raised {type(exc).__name__}: {exc}",
-                                 "fix the file so that it imports") from None
-    return module
+def _learners_in(module: Any) -> str:
+    found = [n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
+             and callable(getattr(v, "evolve", None))]
+    return f"learners found there: {', '.join(found)}" if found else "no learner class is defined there"
 
 
 def as_target(factory: str | LearnerTarget | Callable[..., Any]) -> LearnerTarget:
@@ -157,46 +117,20 @@ def as_target(factory: str | LearnerTarget | Callable[..., Any]) -> LearnerTarge
     source = sys.modules.get(module) if module else None
     if source is None or "<" in qualname:
         return LearnerTarget(None, factory, "object")
-    if module.startswith("sebench_check_target_") or module == "__main__":
+    if module.startswith(FILE_MODULE_PREFIX) or module == "__main__":
         file = getattr(source, "__file__", None)
         return LearnerTarget(f"{file}:{qualname}" if file else None, factory, "object")
     return LearnerTarget(f"{module}:{qualname}", factory, "object")
 
 
-@dataclass
-class CheckResult:
-    name: str
-    passed: bool
-    why: str
+@dataclass(kw_only=True)
+class CheckReport(ConformanceReport):
+    """The memory and model checkers' report (``memory.check_report``), plus the learner's name,
+    the model the checks ran with and the effect figures (``EffectFigure``, one per metric)."""
 
-
-@dataclass
-class CheckReport:
-    """One line per check, the model the checks ran with, and the effect figures."""
-
-    target: str
     learner: str
     model: str
-    checks: list[CheckResult]
-    effect: list = field(default_factory=list)        # EffectFigure, one per metric
-    details: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return all(c.passed for c in self.checks)
-
-    def check(self, name: str) -> CheckResult:
-        return next(c for c in self.checks if c.name == name)
-
-    def failed(self) -> list[str]:
-        return [c.name for c in self.checks if not c.passed]
-
-    def lines(self) -> list[str]:
-        return [f"{'PASS' if c.passed else 'FAIL'} {c.name}: {c.why}" for c in self.checks]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "passed": self.passed}
+    effect: list = field(default_factory=list)
 
 
 def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: str = "smollm2-135m",

@@ -1,10 +1,10 @@
 """The report a conformance checker returns: one line per check, ``passed`` and a ``why``.
 
-Shared by ``memory.conformance.check_store`` and ``agents.models.conformance.check_model``, in
-the shape of ``learners.checker``'s report (``name``, ``passed``, ``why`` per check; ``passed``,
-``check(name)``, ``failed()``, ``lines()``, ``to_dict()`` on the whole). It lives in ``memory``
-because ``memory`` imports nothing of ours (ARCHITECTURE.md), so both ``memory`` and ``agents``
-(and ``learners``) can import it without bending the layering. Plain data, no dependencies.
+Returned by ``memory.conformance.check_store`` and ``agents.models.conformance.check_model``;
+``learners.checker.CheckReport`` extends it with the learner, the model and the effect figures.
+It lives in ``memory`` because ``memory`` imports nothing of ours (ARCHITECTURE.md), so
+``memory``, ``agents`` and ``learners`` can all import it without bending the layering. Plain
+data, no dependencies.
 """
 
 from __future__ import annotations
