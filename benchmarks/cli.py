@@ -380,7 +380,7 @@ def probe_command(
 ) -> None:
     """Closed-book API recall: name the zwc function for each description, scored exactly."""
     from agents.models import load_model
-    from benchmarks.probe import probe
+    from agents.probe import probe
     from envs.zwc.names import Mapping
 
     if not (zwc / "mapping.json").is_file():

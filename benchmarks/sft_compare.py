@@ -19,7 +19,7 @@ from pathlib import Path
 from agents import Agent, EvalReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
-from benchmarks.probe import ProbeReport, probe
+from agents.probe import ProbeReport, probe
 from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
 

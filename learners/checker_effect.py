@@ -84,8 +84,8 @@ def pass_per_task(agent: Any, env: Any, splits: tuple[str, ...], n: int, out: Pa
 
 
 def recall_per_function(model: Any, mapping: Any, functions: list[str]) -> dict[str, float]:
-    """API recall (``benchmarks.probe``) per function: 1.0 when the model names its zwc path."""
-    from benchmarks.probe import probe
+    """API recall (``agents.probe``) per function: 1.0 when the model names its zwc path."""
+    from agents.probe import probe
     from envs.zwc.names import Mapping
 
     wanted = set(functions)

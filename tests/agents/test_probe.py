@@ -1,7 +1,7 @@
 """The API-recall probe's scoring, with backends whose answers are known."""
 
 from agents.models.base import Completion
-from benchmarks.probe import first_name, probe, probe_prompt
+from agents.probe import first_name, probe, probe_prompt
 from envs.zwc.catalogue import BY_PATH
 from envs.zwc.names import Mapping
 from envs.zwc.tasks.phrasing import summary
