@@ -8,6 +8,7 @@ Learners are found by name through the ``sebench.learners`` entry-point group
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -96,8 +97,16 @@ def save_state(path, name: str, state: dict[str, Any], filename: str = "learner.
     target = Path(path)
     target.mkdir(parents=True, exist_ok=True)
     tmp = target / f"{filename}.tmp"
-    tmp.write_text(json.dumps({**state, "learner": name}, indent=1) + "\n")
-    tmp.replace(target / filename)
+    with tmp.open("w") as out:  # a stale .tmp of a killed save is overwritten
+        out.write(json.dumps({**state, "learner": name}, indent=1) + "\n")
+        out.flush()
+        os.fsync(out.fileno())  # the bytes are on disk before the rename makes them the state
+    os.replace(tmp, target / filename)
+    directory = os.open(target, os.O_RDONLY)
+    try:
+        os.fsync(directory)  # and so is the rename
+    finally:
+        os.close(directory)
     return target / filename
 
 

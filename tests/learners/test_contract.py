@@ -118,6 +118,34 @@ def test_state_files_are_atomic_and_name_checked(tmp_path):
         make("closed-sft").load(tmp_path / "n")
 
 
+KILLED_SAVE = """
+import os, signal, sys
+from learners.base import save_state
+
+path, when = sys.argv[1], sys.argv[2]
+real = os.replace, os.fsync
+def kill(*args):
+    os.kill(os.getpid(), signal.SIGKILL)
+if when == "rename":
+    os.replace = kill  # the new state is written in full, the rename never happens
+else:
+    os.fsync = kill  # the new state is written (maybe not yet on disk), nothing renamed
+save_state(path, "expel", {"rules": ["new"] * 10_000}, "expel.json")
+"""
+
+
+@pytest.mark.parametrize("when", ["rename", "fsync"])
+def test_a_save_killed_midway_leaves_the_previous_state(tmp_path, when):
+    save_state(tmp_path, "expel", {"rules": ["old"]}, "expel.json")
+    killed = subprocess.run([sys.executable, "-c", KILLED_SAVE, str(tmp_path), when], capture_output=True)
+    assert killed.returncode == -9, killed.stderr.decode()[-500:]
+    assert (tmp_path / "expel.json.tmp").exists()  # the killed save's leftovers
+    assert load_state(tmp_path, "expel", "expel.json")["rules"] == ["old"]
+    save_state(tmp_path, "expel", {"rules": ["next"]}, "expel.json")  # the next save replaces them
+    assert load_state(tmp_path, "expel", "expel.json")["rules"] == ["next"]
+    assert not (tmp_path / "expel.json.tmp").exists()
+
+
 def test_episodes_take_their_doc_budget_and_phase_without_changing_the_env(task_env):
     task = task_env.tasks("single_test")[0]
     before = (task_env.docs_chars, task_env.phase)
