@@ -54,3 +54,29 @@ def test_a_store_that_does_not_persist_fails_only_when_persistence_is_required(t
     assert required.failed() == ["persist"] and "holds 0 items" in required.check("persist").why
     detected = check_store(factory, embedder=embedder, workdir=tmp_path / "b")
     assert detected.passed and detected.details["persistent"] is False
+
+
+def test_the_guides_sqlite_example_passes_every_check_as_written(tmp_path, embedder):
+    """docs/memory-backends.md's worked example, taken from the page (both code blocks), is a backend
+    that passes: a guide whose example fails its own checker teaches the wrong thing."""
+    import importlib.util
+    import re
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "memory-backends.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    store = next(b for b in blocks if b.startswith("# memory/sqlite.py"))
+    hook = next(b for b in blocks if b.startswith("# memory/conformance.py"))
+    factory = "\n".join(line for line in hook.splitlines() if not line.startswith(("#", "SHIPPED")))
+    (tmp_path / "sqlite_example.py").write_text(f"{store}\n\n{factory}\n")
+    spec = importlib.util.spec_from_file_location("sebench_docs_sqlite_example", tmp_path / "sqlite_example.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the persist check finds the factory again, by file, in a fresh process
+    try:
+        spec.loader.exec_module(module)
+        report = check_store(module.sqlite_store, embedder=embedder, workdir=tmp_path / "w", persistent=True)
+    finally:
+        del sys.modules[spec.name]
+    assert report.passed, "\n".join(report.lines())
+    assert isinstance(report.details["fresh_process"], dict)
