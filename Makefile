@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25 tests
 
 demo: $(STAMP)
 	$(BIN)/sebench zwc build --seed 0 --out runs/zwc-seed0
