@@ -171,7 +171,7 @@ def tasks_propose(
 
     from agents.models import load_model
     from envs.zwc import write_tasks
-    from envs.zwc.tasks.llm import generate_llm_tasks
+    from selfplay.llm_tasks import generate_llm_tasks
 
     if attempts < 1:
         raise typer.BadParameter("--attempts must be at least 1")

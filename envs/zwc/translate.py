@@ -7,14 +7,17 @@ constants and dtype names their ZWC twins, ndarray methods the functions that do
 (``a.reshape(2, 3)`` -> ``zwc.<reshape>(a, (2, 3))``), and ``.tolist()``/``.item()``
 disappear: ZWC already hands back plain values where NumPy hands back arrays' scalars, and
 the grader turns a returned ZWCArray into lists itself.
+
+``translate_zwc`` goes the other way, for self-play: a proposed ZWC solution's NumPy twin
+runs in the NumPy control, and a task is kept only if the two agree.
 """
 
 from __future__ import annotations
 
 import ast
 
-from envs.zwc.catalogue import CATALOGUE
-from envs.zwc.names import Mapping
+from envs.zwc.catalogue import BY_PATH, CATALOGUE
+from envs.zwc.names import SUBMODULE, Mapping
 from envs.zwc.zwc_runtime import CONSTANTS, DTYPES
 
 # ndarray methods and attributes ZWCArray does not offer -> the function that does the same
@@ -165,4 +168,114 @@ def translate_numpy(code: str, mapping: Mapping) -> str:
     tree = ast.parse(code)
     tree = _NumpyToZwc(mapping).visit(tree)
     tree = MethodsToFunctions(short_names(mapping), drop_conversions=True).visit(tree)
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+# -- the reverse: ZWC code -> NumPy code (the NumPy twin of a proposed ZWC solution) --------
+# zwc names that are not catalogued functions, and what stands for them in NumPy code
+ZWC_SPECIAL = {"ZWCArray": "numpy.ndarray", "ZWCError": "Exception", SUBMODULE: "numpy.linalg"}
+# NumPy returns these as named tuples (EigResult, ...), zwc as plain tuples; the sandbox records
+# only exact built-in types, so the twin converts them as zwc does
+NAMED_TUPLE_RESULTS = frozenset({"numpy.linalg.eig", "numpy.linalg.eigh", "numpy.linalg.qr",
+                                 "numpy.linalg.slogdet", "numpy.linalg.svd"})
+
+
+def _dotted_node(path: str) -> ast.expr:
+    first, *rest = path.split(".")
+    node: ast.expr = ast.Name(first, ast.Load())
+    for part in rest:
+        node = ast.Attribute(value=node, attr=part, ctx=ast.Load())
+    return node
+
+
+class _ZwcToNumpy(ast.NodeTransformer):
+    """``import zwc`` -> ``import numpy``; every zwc name -> the NumPy object it wraps."""
+
+    def __init__(self, mapping: Mapping):
+        self.mapping = mapping
+        self.modules: dict[str, str] = {}  # local name -> zwc module path ("zwc", "zwc.rfx")
+        self.imported: dict[str, str] = {}  # from zwc import kocito as k -> {"k": "zwc.kocito"}
+
+    def numpy_node(self, zwc_path: str) -> ast.expr | None:
+        """The NumPy expression for a zwc path (a dtype becomes its name: zwc's dtypes are
+        strings, which NumPy accepts wherever it takes a dtype); None when unknown."""
+        if zwc_path in self.mapping:
+            numpy_path = self.mapping.to_numpy(zwc_path)
+            return _dotted_node(BY_PATH[numpy_path].call_target if numpy_path in BY_PATH else numpy_path)
+        parts = zwc_path.split(".")
+        if parts[0] != "zwc" or len(parts) != 2:
+            return None
+        name = parts[1]
+        if name in ZWC_SPECIAL:
+            return _dotted_node(ZWC_SPECIAL[name])
+        if name in CONSTANTS:
+            return _dotted_node(f"numpy.{name}")
+        if name in DTYPES or name == "bool_":
+            return ast.Constant(name.rstrip("_"))
+        return None
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        self.generic_visit(node)
+        seen, body = False, []
+        for stmt in node.body:  # several zwc imports become one ``import numpy``
+            if isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == ["numpy"]:
+                if seen:
+                    continue
+                seen = True
+            body.append(stmt)
+        node.body = body
+        return node
+
+    def visit_Import(self, node: ast.Import) -> ast.AST:
+        keep = [alias for alias in node.names if not (alias.name == "zwc" or alias.name.startswith("zwc."))]
+        for alias in node.names:
+            if alias not in keep:
+                self.modules[alias.asname or "zwc"] = alias.name if alias.asname else "zwc"
+        node.names = [*keep, ast.alias("numpy")] if len(keep) < len(node.names) else keep
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
+        module = node.module or ""
+        if node.level or not (module == "zwc" or module.startswith("zwc.")):
+            return node
+        for alias in node.names:
+            path, local = f"{module}.{alias.name}", alias.asname or alias.name
+            (self.modules if path == f"zwc.{SUBMODULE}" else self.imported)[local] = path
+        return ast.Import(names=[ast.alias("numpy")])
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        chain, root = [], node
+        while isinstance(root, ast.Attribute):
+            chain.append(root.attr)
+            root = root.value
+        if isinstance(root, ast.Name) and isinstance(node.ctx, ast.Load):
+            base = self.modules.get(root.id) or self.imported.get(root.id)
+            if base is not None:
+                chain.reverse()
+                for cut in range(len(chain), 0, -1):  # the longest zwc path that names something
+                    found = self.numpy_node(".".join([base, *chain[:cut]]))
+                    if found is not None:
+                        for attr in chain[cut:]:
+                            found = ast.Attribute(value=found, attr=attr, ctx=ast.Load())
+                        return ast.copy_location(found, node)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if ast.unparse(node.func) in NAMED_TUPLE_RESULTS:
+            return ast.copy_location(ast.Call(func=ast.Name("tuple", ast.Load()), args=[node], keywords=[]), node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        path = self.modules.get(node.id) or self.imported.get(node.id)
+        if path is None or not isinstance(node.ctx, ast.Load):
+            return node
+        found = _dotted_node("numpy") if path == "zwc" else self.numpy_node(path)
+        return ast.copy_location(found, node) if found is not None else node
+
+
+def translate_zwc(code: str, mapping: Mapping) -> str:
+    """NumPy source for ZWC source ``code``: the twin the NumPy control runs, to check that a
+    ZWC program means what NumPy means (raises SyntaxError for code that does not parse)."""
+    tree = _ZwcToNumpy(mapping).visit(ast.parse(code))
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"

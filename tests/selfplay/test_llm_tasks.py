@@ -5,7 +5,7 @@ import pytest
 from agents.models import load_model
 from envs.zwc import Task, TestCase
 from envs.zwc.catalogue import BY_PATH
-from envs.zwc.tasks.llm import generate_llm_tasks, parse_proposal, process
+from selfplay.llm_tasks import generate_llm_tasks, parse_proposal, process
 
 GOOD = """PROBLEM:
 A sensor logs readings; report how far each reading is from zero, whatever its sign.

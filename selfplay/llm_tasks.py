@@ -1,4 +1,7 @@
-"""LLM-driven task generation, SE-Bench's own pipeline, for users with model access.
+"""LLM-driven task generation, SE-Bench's own pipeline, for users with model access
+(``sebench tasks propose``). It lived in ``envs/zwc/tasks/``; it moved here because it drives
+chat models, which the environment should not need to know about (issue 13). Self-play's
+own proposer, in a format small models keep, is ``proposer.py``.
 
 1. *Propose*: a model gets a sampled function and writes a task in a sectioned format
    (problem, signature, >= 8 test inputs, a NumPy solution).
