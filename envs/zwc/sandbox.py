@@ -72,8 +72,10 @@ class _Server:
     """One fork server process and its pipes."""
 
     def __init__(self, package_dir: Path):
+        # PYTHONHASHSEED fixed: a candidate's str hash (and the order of a set of strings) is the same
+        # on every server, so its verdict does not depend on which server the pool hands it to
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", OPENBLAS_NUM_THREADS="1",
-                   OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+                   OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(

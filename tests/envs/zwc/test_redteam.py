@@ -380,3 +380,22 @@ def test_a_record_cut_short_never_passes(and_tasks):
     assert grade(task, killed, rule).failure is Failure.BYPASS_ATTEMPT
     uncounted = {**answer, "records": [{k: v for k, v in r.items() if k != "calls"} for r in answer["records"]]}
     assert grade(task, uncounted, rule).failure is Failure.NO_ZWC_CALL
+
+
+def test_a_strings_hash_is_the_same_on_every_server_and_pool(seed7_dir):
+    """Each fork server used to draw its own hash seed: an answer built on hash() or on the order of
+    a set of strings passed on one server and failed on the other. Two pools of two servers, six
+    runs each: one value."""
+    code = "def solve(x):\n    return [hash('abc') % 100003, ''.join(sorted({'q', 'w', 'e'}, key=hash))]"
+    values = set()
+    for _ in range(2):
+        env = ZWCEnv.load(seed7_dir, workers=2)
+        try:
+            answers = env.pool.run_many([(code, "solve", ["x=1"], True, False)] * 6)
+        finally:
+            env.close()
+        for answer in answers:
+            [record] = [r for r in answer["records"] if r.get("event") == "test"]
+            assert record["ok"], answer
+            values.add(repr(record["value"]))
+    assert len(values) == 1, values
