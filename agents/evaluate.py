@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.eval_config import check_resume, eval_config, record_config
+from agents.jsonl import cut_torn_tail
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
 
@@ -155,6 +156,7 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
     out_path.parent.mkdir(parents=True, exist_ok=True)
     record_config(out_path, config)  # before the first record, so a killed run's file has it
     done = read_results(out_path) if resume else {}
+    cut_torn_tail(out_path)  # a killed run's half line: the next record must not be glued onto it (and lost)
     pending = [(t, s) for t in tasks for s in range(n) if (t.task_id, s) not in done]
     lock = threading.Lock()
     bar = _Progress(len(pending), f"{split} · {mode} · {agent.name}", enabled=progress)

@@ -87,3 +87,15 @@ def test_a_resume_in_another_dtype_is_refused(task_env, tmp_path):
         check_resume(out, fp32)
     check_resume(out, bf16)  # the same settings continue
     assert eval_config(Agent(model="reference"), task_env, **settings)["dtype"] is None
+
+
+def test_a_resume_after_a_kill_mid_record_loses_no_record(task_env, tmp_path):
+    """A kill inside a write leaves half a line; the resumed run used to append its first record onto
+    it, and that record was then skipped as unreadable: a sample silently lost."""
+    out = tmp_path / "r.jsonl"
+    Agent(model="reference").evaluate(task_env, split="single_test", n=1, limit=2, out=str(out))
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # the second record was being written
+    more = Agent(model="reference").evaluate(task_env, split="single_test", n=1, limit=3, out=str(out), resume=True)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert more.n_samples == 3 and len(records) == 3 and more.pass_at[1] == 1.0
