@@ -32,7 +32,8 @@ def test_a_baseline_run_records_itself_and_evaluates_from_the_shell(task_env, tm
 def test_a_memory_learner_run_loads_with_the_same_context(task_env, smollm2, tmp_path):
     run = tmp_path / "run"
     agent, report = evolve_run(task_env, "expel", run, model="smollm2-135m", max_tokens=96,
-                               settings={"limit": 3, "gather_model": "reference"})
+                               settings={"limit": 3, "gather_model": "reference", "max_reflections": 0,
+                                         "insight_max_tokens": 48})  # 256 s with the default insight length
     assert report.details["tasks"] == 3
     loaded = load_run(run)
     assert loaded.learner.name == "expel" and loaded.name == "smollm2-135m" and loaded.max_tokens == 96
