@@ -327,7 +327,8 @@ def _overrides(pairs: list[str]) -> dict:
 def evolve_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     learner: str = typer.Option(..., "--learner", help="none | expel | ace | open-sft | closed-sft | open-rl | "
-                                "closed-rl | closed-sft-rl (Closed-RL's ablations: --set preset=sft-like ...)"),
+                                "closed-rl | closed-sft-rl | open-sft-self | closed-sft-self (Closed-RL's "
+                                "ablations: --set preset=sft-like ...)"),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainer's (--set dtype=… wins)."),
     out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),
@@ -557,11 +558,13 @@ def _register_commands() -> None:
     from benchmarks.cli_check import check_learner_command
     from benchmarks.cli_learners import learners_command
     from benchmarks.cli_report import report_command
+    from benchmarks.cli_selfplay import selfplay_command
 
     app.command("learners")(learners_command)
     app.command("check-learner")(check_learner_command)
     app.command("check-backend")(check_backend_command)
     app.command("report")(report_command)
+    app.command("selfplay")(selfplay_command)
 
 
 _register_commands()

@@ -115,7 +115,8 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
                 finished[trajectory.task_id].append(trajectory)
                 if len(finished[trajectory.task_id]) < samples:
                     return
-                for sample in _keep(by_id[trajectory.task_id], finished.pop(trajectory.task_id), env, report):
+                tried = finished.pop(trajectory.task_id)
+                for sample in passing_samples(by_id[trajectory.task_id], tried, env, report):
                     handle.write(sample.model_dump_json() + "\n")
                     report.kept += 1
                 handle.flush()
@@ -131,8 +132,10 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
     return report
 
 
-def _keep(task: Task, trajectories: list[Trajectory], env: ZWCEnv, report: CollectReport) -> list[SFTSample]:
-    """The passing attempts of one task, distinct responses only."""
+def passing_samples(task: Task, trajectories: list[Trajectory], env: ZWCEnv,
+                    report: CollectReport) -> list[SFTSample]:
+    """The passing attempts of one task, distinct responses only, each with both prompts (the
+    self-play learners build their samples from their own rounds' attempts with it)."""
     kept, seen = [], set()
     closed = first_prompt(env.observe(task, phase="train", mode="closed"))
     for trajectory in sorted(trajectories, key=lambda t: t.sample):

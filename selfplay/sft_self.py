@@ -1,0 +1,307 @@
+"""Closed-SFT-self and Open-SFT-self (SE-Bench §4.3): self-play coupled with SFT.
+
+Each round (``selfplay.curriculum.RoundLoop``) the model proposes tasks with the docs of
+sampled functions, the validator keeps the sound ones, the model solves them with the docs
+(the ordinary open-book episode, graded in the sandbox), and the passing solutions are the
+fine-tuning data (``learners.sft_data.passing_samples``, ``learners.sft_train.train_sft``):
+Closed-SFT-self trains them after the prompt *without* the docs, Open-SFT-self after the
+prompt *with* them, as Closed-SFT and Open-SFT do with the train tasks. The next round
+proposes and solves with the model the last one trained. The paper finds SFT self-play
+internalises the library (Qwen3-8B, single-function: Closed-SFT-self 22.5) where RL
+self-play does not (Absolute-Zero 0.0).
+
+Who proposes and who solves can be changed (``proposer_model``, ``gather_model``): the
+default is the agent's own model for both, which is self-play; ``reference`` is a teacher
+(``selfplay.teacher``) that re-proposes or solves known train tasks, for testing the loop.
+
+Files, under ``state_dir`` (``RUN/`` from ``sebench selfplay``, ``RUN/learner/`` from
+``sebench evolve``): the curriculum's buffer, round log and plot; ``round-<r>/`` with the
+round's proposals, its kept samples (``trajectories.jsonl``), its training and its model;
+``selfplay.json`` with the settings. The final model is ``model_dir`` (``RUN/model``).
+Resumable: finished rounds are not redone, a killed round is redone whole, and a state made
+with other settings is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from agents.learner import EvolveReport, ParametricConfig, setting
+from envs.zwc import Observation
+from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
+from learners.sft import base_model_path
+from learners.sft_data import CollectReport, passing_samples
+from learners.sft_train import SFTSettings, return_memory, train_sft
+from selfplay.curriculum import Round, RoundLog, RoundLoop
+from selfplay.proposer import ProposerConfig
+from selfplay.teacher import make_proposer
+
+SETTINGS_FILE = "selfplay.json"
+_RUN_FILES = ("rounds.jsonl", "rounds.png")  # and buffer-*.jsonl: copied beside a saved state
+
+
+class SFTSelfError(RuntimeError):
+    """SFT self-play cannot run as configured, or made nothing to train on."""
+
+
+@dataclass
+class SFTSelfConfig(ParametricConfig):
+    """The rounds, the proposer and the solver; ``train`` holds the SFT trainer's settings, set by
+    their own names: ``ClosedSFTSelfLearner(rounds=2, proposals=8, max_steps=20, lora=True)``."""
+
+    limit: int | None = setting(48, "First N train tasks: the proposer samples functions and worked examples from "
+                                    "these only (None: the whole train split).")
+    rounds: int = setting(2, "Rounds of propose, validate, solve, fine-tune; each on the model the last one trained.")
+    proposals: int = setting(8, "Tasks proposed per round.")
+    samples: int = setting(2, "Open-book attempts per accepted task: its pass rate (learnability needs more than "
+                              "one) and the passing solutions kept for training.")
+    proposer_model: str | None = setting(None, "Who proposes: None / 'self' for the agent's own (current) model, as "
+                                               "self-play does; 'reference' for a teacher that re-proposes known train "
+                                               "tasks (tests the loop, it is not self-play); or a backend name.")
+    gather_model: str | None = setting(None, "Who solves the accepted tasks with the docs: None / 'self' for the "
+                                             "agent's own (current) model, as self-play does; 'reference' for the "
+                                             "teacher (it knows the train tasks, so it solves re-proposed ones "
+                                             "only); or a backend name.")
+    docs_chars: int | None = setting(1200, "Per-function doc budget in the proposer's and the solver's prompts.")
+    max_tokens: int | None = setting(None, "The solver's answer length; None = the agent's.")
+    proposal_max_tokens: int = setting(640, "The longest proposal answer (a worked example is ~300 tokens).")
+    proposal_temperature: float = setting(0.8, "The proposer's sampling temperature (diversity of the tasks).")
+    proposal_seed: int = setting(0, "Seed of the proposer's sampling of functions, examples and references.")
+    train: SFTSettings = field(default_factory=SFTSettings)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("rounds", "proposals", "samples"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        self.proposer_config()  # its own checks (docs_chars, max_tokens), named
+
+    def proposer_config(self) -> ProposerConfig:
+        return ProposerConfig(docs_chars=self.docs_chars, temperature=self.proposal_temperature,
+                              max_tokens=self.proposal_max_tokens, seed=self.proposal_seed)
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, Any]) -> SFTSelfConfig:
+        own = {f.name for f in fields(cls)} - {"train"}
+        mine = {k: v for k, v in overrides.items() if k in own}
+        return cls(**mine, train=SFTSettings.from_dict({k: v for k, v in overrides.items() if k not in own}))
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a resumed run must share with the rounds already done (``rounds`` may grow)."""
+        return {k: v for k, v in asdict(self).items() if k not in ("rounds", "state_dir", "model_dir")}
+
+
+def latest_model(log: RoundLog) -> Path | None:
+    """The model the newest training round wrote (None before any round trained)."""
+    return next((Path(r.extra["model"]) for r in reversed(log.records) if r.extra.get("model")), None)
+
+
+def publish(source: Path, target: Path) -> None:
+    """Make ``target`` a copy of the model directory ``source``, atomically; hard links where the
+    file system allows (no second copy of the weights: trained models are never edited in place)."""
+    if target.exists() and source.resolve() == target.resolve():
+        return
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(source, partial, copy_function=_link_or_copy)
+    if target.exists():
+        shutil.rmtree(target)
+    partial.rename(target)
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or one without hard links
+        shutil.copy2(source, target)
+
+
+class _SFTSelfLearner(RunDirectories):
+    """Shared by both variants; ``variant`` picks the prompt the kept solutions are trained after."""
+
+    name = "sft-self"
+    variant = "closed"
+    parametric = True
+    config_class = SFTSelfConfig
+
+    def __init__(self, config: SFTSelfConfig | None = None, **overrides: Any):
+        self.config = config or SFTSelfConfig.from_overrides(overrides)
+        self.rounds: list[dict[str, Any]] = []  # per finished round: its record (RoundRecord fields)
+        self.base_model = ""
+
+    # -- the protocol ---------------------------------------------------------------------
+    def context(self, obs: Observation) -> str:
+        return ""  # what it learned is in the weights
+
+    def observe(self, trajectory) -> None:
+        return None
+
+    def evolve(self, agent, env) -> EvolveReport:
+        from agents.models.transformers_model import TransformersModel
+
+        started = time.perf_counter()
+        base = base_model_path(agent.model_spec)
+        self.base_model = str(base)
+        root = self.state_dir
+        self._same_settings(root)
+        tasks = env.tasks("train")[: self.config.limit]
+        if not tasks:
+            raise SFTSelfError("the build has no train tasks to draw functions and examples from; run "
+                               f"`sebench tasks build --zwc {env.root}`")
+        label = f"{agent.name}+{self.name}"
+        done = RoundLog.in_run(root)
+        current = latest_model(done)
+        if current is not None and done.next_round < self.config.rounds:
+            # resumed: the rounds go on from the model the last finished one trained
+            agent.model = TransformersModel(current, name=label, dtype=agent.dtype)
+        state = {"model": current or base, "label": label}
+        backends: dict[str, Any] = {}
+
+        def proposer(number: int):
+            spec = self.config.proposer_model
+            if spec in (None, "self"):
+                model = agent.model
+            elif spec == "reference":
+                model = spec
+            else:  # a backend other than the agent's: loaded once for all rounds
+                from agents.models import load_model
+
+                if spec not in backends:
+                    backends[spec] = load_model(spec)
+                model = backends[spec]
+            return make_proposer(env, model, tasks=tasks, config=self.config.proposer_config())
+
+        def solver(number: int):
+            return gathering_agent(agent, self.config.gather_model,
+                                   max_tokens=self.config.max_tokens or agent.max_tokens)
+
+        loop = RoundLoop(root, env, rounds=self.config.rounds, proposals=self.config.proposals,
+                         samples=self.config.samples, docs_chars=self.config.docs_chars, title=self.name)
+        log = loop.run(proposer, solver, lambda work: self._learn(work, agent, env, state))
+        final = latest_model(log)
+        if final is None:
+            raise SFTSelfError(f"none of {len(log.records)} rounds kept a passing solution to fine-tune on "
+                               f"({', '.join(_round_summary(r) for r in log.records)}); the round log is "
+                               f"{log.path}. Propose with a model that keeps the format (proposer_model), solve with "
+                               "a stronger one (gather_model), or raise proposals and samples")
+        _prune(root, keep=final)
+        publish(final, self.model_dir)
+        agent.model = TransformersModel(self.model_dir, name=label, dtype=agent.dtype)
+        self.rounds = [r.model_dump(mode="json") for r in log.records]
+        return self._report(log, loop, tasks, started)
+
+    def _learn(self, work: Round, agent, env, state: dict[str, Any]) -> dict[str, Any]:
+        """The round's update: fine-tune the current model on the passing solutions."""
+        from agents.models.transformers_model import TransformersModel
+
+        collected = CollectReport(tasks=len(work.tasks), source=work.solver)
+        samples = [s for task in work.tasks for s in passing_samples(task, work.attempts[task.task_id], env, collected)]
+        if not samples:
+            return {"kept": 0, "trained": False, "model": None}
+        data = work.directory / "trajectories.jsonl"
+        data.write_text("".join(s.model_dump_json() + "\n" for s in samples))
+        _prune(self.state_dir, keep=Path(state["model"]))  # models of rounds before the last finished one
+        if agent.unload_model():  # the trainer loads its own copy
+            return_memory()
+        out = work.directory / "model"
+        result = train_sft(data, state["model"], self.variant, work.directory / "train", out, self.config.train)
+        for checkpoint in (work.directory / "train").glob("checkpoint-*"):  # a redone round starts afresh anyway
+            shutil.rmtree(checkpoint, ignore_errors=True)
+        state["model"] = out
+        agent.model = TransformersModel(out, name=state["label"], dtype=agent.dtype)
+        return {"kept": len(samples), "trained": True, "model": str(out), "steps": result.steps,
+                "train_samples": result.samples, "first_loss": result.first_loss, "last_loss": result.last_loss,
+                "train_seconds": result.seconds}
+
+    def _same_settings(self, root: Path) -> None:
+        """Refuse a state made with other settings; record these ones."""
+        path = root / SETTINGS_FILE
+        mine = {"learner": self.name, **self.config.fingerprint()}
+        mine = json.loads(json.dumps(mine))  # as it reads back (tuples become lists)
+        if path.is_file():
+            theirs = json.loads(path.read_text())
+            differ = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+            if differ:
+                raise SFTSelfError(f"{root} holds rounds made with other settings ({', '.join(differ)} differ; "
+                                   f"{path}); evolve into another state_dir (--out), or delete it to start over "
+                                   "(only rounds may change on a resumed run)")
+            return
+        root.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(mine, indent=1) + "\n")
+
+    def _report(self, log: RoundLog, loop: RoundLoop, tasks: list, started: float) -> EvolveReport:
+        records = log.records
+        extra = [r.extra for r in records]
+        now = [r for r in records if r.round >= loop.resumed_from]  # the rounds this call did
+        details = {"rounds": len(records), "rounds_run": len(now),
+                   "resumed_from": f"round {loop.resumed_from}" if loop.resumed_from else None, "tasks": len(tasks),
+                   "proposer": extra[-1].get("proposer") if extra else None,
+                   "solver": extra[-1].get("solver") if extra else None,
+                   "proposals": sum(r.proposals for r in records), "accepted": sum(r.accepted for r in records),
+                   "kept": sum(e.get("kept", 0) for e in extra), "steps": sum(e.get("steps", 0) or 0 for e in extra),
+                   "per_round": [_round_summary(r) for r in records], "model_dir": str(self.model_dir),
+                   "buffer": str(loop.buffer_path), "round_log": str(log.path), "plot": str(loop.plot_path)}
+        report = EvolveReport(learner=self.name, episodes=sum(r.extra.get("episodes", 0) for r in now),
+                              seconds=time.perf_counter() - started, details=details)
+        idle = [str(r.round) for r in records if not r.extra.get("trained")]
+        if idle:
+            warn_empty(report, f"round(s) {', '.join(idle)} kept no passing solution, so the model did not change "
+                               "in them")
+        return report
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        target = Path(path)
+        target.mkdir(parents=True, exist_ok=True)
+        root = self.state_dir.resolve()
+        if not target.resolve().is_relative_to(root):  # beside the run's own files they are already there
+            for source in [root / name for name in _RUN_FILES] + sorted(root.glob("buffer-*.jsonl")):
+                if source.is_file():
+                    shutil.copyfile(source, target / source.name)
+        save_state(target, self.name, {"variant": self.variant, "base_model": self.base_model,
+                                       "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config),
+                                       "rounds": self.rounds})
+
+    def load(self, path) -> None:
+        state = load_state(path, self.name)
+        config = state["config"]
+        config["train"] = SFTSettings.from_dict(config["train"])
+        self.config = SFTSelfConfig(**config)
+        self.config.model_dir = state["model_dir"]
+        self.base_model, self.rounds = state["base_model"], state["rounds"]
+
+
+def _round_summary(record) -> str:
+    solved = "no task" if record.solve_rate is None else f"solve rate {record.solve_rate:.2f}"
+    return f"round {record.round}: {record.accepted}/{record.proposals} accepted, {solved}, " \
+           f"kept {record.extra.get('kept', 0)}"
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Remove the round models other than ``keep`` (only the newest finished one is built on)."""
+    for model in root.glob("round-*/model"):
+        if model.resolve() != keep.resolve():
+            shutil.rmtree(model, ignore_errors=True)
+
+
+class ClosedSFTSelfLearner(_SFTSelfLearner):
+    """Self-play, then SFT on the passing solutions after the prompt without the docs: the paper's
+    Closed-SFT-self."""
+
+    name = "closed-sft-self"
+    variant = "closed"
+
+
+class OpenSFTSelfLearner(_SFTSelfLearner):
+    """Self-play, then SFT on the passing solutions after the prompt with the docs: the paper's
+    Open-SFT-self."""
+
+    name = "open-sft-self"
+    variant = "open"

@@ -1,0 +1,96 @@
+"""Closed-SFT-self and Open-SFT-self on the embedded model: one round changes the weights, through
+``Agent(model, learner).evolve(env)`` and through the shell (``sebench selfplay``, then ``sebench
+evolve`` on the same state, which finds the round finished and does not redo it).
+
+The teacher proposes and the reference solves (smollm2 keeps neither the proposal format nor
+the solutions), so what is under test is the learner: its rounds, its training data and prompts,
+the weights it trains, its files and its resume. The checker (tests/learners/test_checker.py)
+checks both names for test data, limit, save/load and kill-resume."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from typer.testing import CliRunner
+
+from agents import Agent
+from agents.models.embedded import embedded_directory
+from benchmarks.cli import app
+from learners import make
+from learners.sft_data import read_samples
+from selfplay.sft_self import OpenSFTSelfLearner, SFTSelfError
+
+TINY = {"limit": 2, "rounds": 1, "proposals": 2, "samples": 1, "proposer_model": "reference",
+        "gather_model": "reference", "docs_chars": 300, "max_steps": 1, "batch_size": 2, "max_length": 512,
+        "save_steps": 100, "logging_steps": 1, "lora": True, "warmup_ratio": 0.0}  # no warmup: step 1 has lr > 0
+
+
+def changed_weights(model_dir: Path) -> list[str]:
+    base = load_file(embedded_directory("smollm2-135m") / "model.safetensors")
+    tuned = load_file(Path(model_dir) / "model.safetensors")
+    return [k for k in base if not torch.equal(tuned[k], base[k])]
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_open_sft_self_changes_the_agents_weights_through_agent_evolve(task_env, smollm2, tmp_path):
+    learner = OpenSFTSelfLearner(state_dir=str(tmp_path / "state"), **TINY)
+    agent = Agent(model=smollm2, learner=learner, max_tokens=32)
+    report = agent.evolve(task_env)
+
+    details = report.details
+    assert details["rounds"] == 1 and details["kept"] == 2 and details["steps"] == 1
+    assert details["proposer"] == "reference" and details["solver"] == "reference" and not details.get("warnings")
+    assert Path(agent.model.path) == learner.model_dir and agent.model is not smollm2
+    changed = changed_weights(learner.model_dir)
+    assert any("q_proj" in k for k in changed), "LoRA on q_proj, merged: the weights must move"
+    samples = read_samples(tmp_path / "state" / "round-0" / "trajectories.jsonl")
+    assert len(samples) == 2 and all(s.task_id.startswith("sp-") for s in samples)
+    assert all("Documentation:" in s.prompt_open[1]["content"] for s in samples)  # solved with the docs
+    [record] = [json.loads(line) for line in (tmp_path / "state" / "rounds.jsonl").read_text().splitlines()]
+    assert record["accepted"] == 2 and record["solve_rate"] == 1.0 and record["learnability"] == 0.0
+
+    learner.save(tmp_path / "saved")
+    again = make("open-sft-self")
+    again.load(tmp_path / "saved")
+    assert again.model_dir == learner.model_dir and again.rounds[0]["round"] == 0
+    assert (tmp_path / "saved" / "buffer-sebench.jsonl").is_file()  # the tasks it trained on, beside its state
+    other = OpenSFTSelfLearner(state_dir=str(tmp_path / "state"), **{**TINY, "proposals": 3})
+    with pytest.raises(SFTSelfError, match="other settings.*proposals differ"):  # a resumed state keeps its settings
+        Agent(model=smollm2, learner=other).evolve(task_env)
+
+
+@pytest.mark.xdist_group("smollm2")
+def test_closed_sft_self_from_sebench_selfplay_and_sebench_evolve(task_env, tmp_path):
+    run = tmp_path / "run"
+    sets = [x for k in ("proposals", "samples", "gather_model", "docs_chars", "max_steps", "batch_size", "max_length",
+                        "save_steps", "lora", "warmup_ratio") for x in ("--set", f"{k}={json.dumps(TINY[k])}")]
+    common = ["--zwc", str(task_env.root), "--learner", "closed-sft-self", "--model", "smollm2-135m", "--limit", "2",
+              "--out", str(run), *sets]
+    result = CliRunner().invoke(app, ["selfplay", *common, "--rounds", "1", "--proposer-model", "reference"])
+    assert result.exit_code == 0, result.output
+    assert "self-play: closed-sft-self" in result.output  # the table of rounds
+    for name in ("run.json", "buffer-sebench.jsonl", "rounds.jsonl", "rounds.png", "model/config.json",
+                 "learner/learner.json", "report.json"):
+        assert (run / name).is_file(), name
+    assert json.loads((run / "run.json").read_text())["learner"] == "closed-sft-self"
+    assert any("q_proj" in k for k in changed_weights(run / "model"))
+    samples = read_samples(run / "round-0" / "trajectories.jsonl")
+    assert samples and not any("Documentation:" in s.prompt_closed[1]["content"] for s in samples)  # closed prompt
+
+    # the same state through `sebench evolve` and the registry: the round is finished, so nothing is redone
+    trained = (run / "model" / "model.safetensors").stat().st_mtime_ns
+    result = CliRunner().invoke(app, ["evolve", *common, "--set", f"state_dir={run}", "--set", "rounds=1",
+                                      "--set", "proposer_model=reference"])
+    assert result.exit_code == 0, result.output
+    details = json.loads((run / "report.json").read_text())["details"]
+    assert details["resumed_from"] == "round 1" and details["rounds_run"] == 0 and details["kept"] == 2
+    assert (run / "model" / "model.safetensors").stat().st_mtime_ns == trained  # the same weights, not retrained
+
+
+def test_the_selfplay_command_names_the_self_play_learners(task_env, tmp_path):
+    result = CliRunner().invoke(app, ["selfplay", "--zwc", str(task_env.root), "--learner", "closed-sft",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not a self-play learner" in result.output and "closed-sft-self" in result.output
