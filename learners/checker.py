@@ -49,7 +49,8 @@ CHECKS = ("protocol", "limit", "no-test-data", "closed-book", "save-load", "kill
 # the target is a registered name; the caller's config wins. A newcomer passes their own.
 # LoRA: the optimiser state of full fine-tuning (~2 GB for 135M) is most of a tiny run's memory.
 _SFT = {"gather_model": "reference", "docs_chars": 300, "max_steps": 1, "batch_size": 2, "max_length": 512,
-        "save_steps": 100, "logging_steps": 1, "lora": True}
+        "save_steps": 100, "logging_steps": 1, "lora": True, "warmup_ratio": 0.0}  # 1 step of warmup: lr 0, no update
+_SFT_SELF = {**_SFT, "rounds": 1, "proposals": 2, "samples": 1, "proposer_model": "reference"}
 _RL = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2, "steps_per_generation": 1,
        "max_completion_length": 8, "save_steps": 100, "docs_chars": 200, "lora": True}
 TINY: dict[str, dict[str, Any]] = {
@@ -58,7 +59,9 @@ TINY: dict[str, dict[str, Any]] = {
     "ace": {"gather_model": "reference", "validation": 1, "max_retries": 0, "max_tokens": 48},
     "open-sft": _SFT, "closed-sft": _SFT, "open-rl": _RL, "closed-rl": _RL,
     "closed-sft-rl": {**_RL, "gather_model": "reference", "sft_max_steps": 1, "sft_batch_size": 2,
-                      "sft_max_length": 512, "sft_lora": True},
+                      "sft_max_length": 512, "sft_lora": True, "sft_warmup_ratio": 0.0},
+    # the teacher proposes (re-proposes train tasks) and the reference solves: smollm2 keeps neither format
+    "open-sft-self": _SFT_SELF, "closed-sft-self": _SFT_SELF,
 }
 
 
