@@ -60,7 +60,20 @@ def progress_bar(description: str, total: int | None = None) -> Iterator[Progres
         yield ProgressCallback(bar, bar.add_task(description, total=total), total)
 
 
-class RunDirectories:
+class WeightsLearner:
+    """What every learner that trains weights shares: ``parametric``, no context (what it learned
+    is in the weights, ``agent.model`` after ``evolve``) and nothing to take from single episodes."""
+
+    parametric = True
+
+    def context(self, obs: Observation) -> str:
+        return ""
+
+    def observe(self, trajectory) -> None:
+        return None
+
+
+class RunDirectories(WeightsLearner):
     """``state_dir`` (a temporary one when the config names none) and ``model_dir`` (default
     STATE_DIR/model) of a learner that trains weights; its ``config`` has both fields."""
 

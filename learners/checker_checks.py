@@ -128,7 +128,7 @@ class CheckSession:
                                     "test_split_requests": len(self.recorder.split_requests)}
         self.details["evolve_report"] = asdict(report) if hasattr(report, "__dataclass_fields__") else repr(report)
         declared, replaced = getattr(learner, "parametric", None), unwrap(agent.model) is not base
-        self.parametric = bool(declared) if declared is not None else (self._listed_parametric(learner) or replaced)
+        self.parametric = bool(declared) if declared is not None else replaced
         self.details["parametric"] = self.parametric
         problems += self._report_problems(report, evolve_error)
         if declared is False and replaced:
@@ -204,14 +204,6 @@ class CheckSession:
             return [f"evolve returned {type(report).__name__}; return agents.learner.EvolveReport(learner=self.name, "
                     "episodes=..., details={...})"]
         return []
-
-    @staticmethod
-    def _listed_parametric(learner: Any) -> bool:
-        try:
-            from learners.base import PARAMETRIC  # the side list, until every learner says `parametric`
-        except ImportError:
-            return False
-        return getattr(learner, "name", None) in PARAMETRIC
 
     # -- 2. limit -----------------------------------------------------------------------------------
     def _check_limit(self, evolve_error: str | None) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
-from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
+from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
 from learners.rl_train import RLSettings, return_memory, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
 
@@ -100,20 +100,12 @@ class _RLLearner(RunDirectories):
 
     name = "rl"
     variant = "closed"
-    parametric = True
     config_class = RLLearnerConfig
 
     def __init__(self, config: RLLearnerConfig | None = None, **overrides: Any):
         self.config = config or RLLearnerConfig.from_overrides(overrides)
         self.result: dict = {}
         self.base_model = ""
-
-    # -- the protocol ---------------------------------------------------------------------
-    def context(self, obs) -> str:
-        return ""  # what it learned is in the weights
-
-    def observe(self, trajectory) -> None:
-        return None
 
     def evolve(self, agent, env) -> EvolveReport:
         return self.evolve_from(agent, env, base_model_path(agent.model_spec))
@@ -196,7 +188,7 @@ _SHARED = ("limit", "docs_chars", "dtype")  # settings both stages of Closed-SFT
 _SFT_ONLY = ("gather_model", "samples", "collect_only")  # collect_only is refused with a reason
 
 
-class ClosedSFTRLLearner:
+class ClosedSFTRLLearner(WeightsLearner):
     """Closed-SFT, then Closed-RL from its model (the paper's Closed-SFT-RL).
 
     Settings: RL's by their names (``max_steps``, ``preset`` ...); the SFT stage's with the
@@ -204,7 +196,6 @@ class ClosedSFTRLLearner:
     ``dtype`` go to both; ``gather_model`` and ``samples`` to the SFT collection."""
 
     name = "closed-sft-rl"
-    parametric = True
     config_class = RLLearnerConfig  # and SFTLearnerConfig's settings, each with the prefix sft_
 
     def __init__(self, **overrides: Any):
@@ -220,12 +211,6 @@ class ClosedSFTRLLearner:
         self.rl = ClosedRLLearner(config=RLLearnerConfig.from_overrides(rl))
         sft.setdefault("limit", self.rl.config.limit)  # both stages on the same train tasks
         self.sft = ClosedSFTLearner(config=SFTLearnerConfig.from_overrides(sft))
-
-    def context(self, obs) -> str:
-        return ""
-
-    def observe(self, trajectory) -> None:
-        return None
 
     @property
     def limit(self) -> int | None:

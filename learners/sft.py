@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
-from envs.zwc import Observation
 from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, return_memory, train_sft
@@ -89,7 +88,6 @@ class _SFTLearner(RunDirectories):
 
     name = "sft"
     variant = "closed"
-    parametric = True
     config_class = SFTLearnerConfig
 
     def __init__(self, config: SFTLearnerConfig | None = None, **overrides: Any):
@@ -97,13 +95,6 @@ class _SFTLearner(RunDirectories):
         self.collect_report: dict = {}
         self.train_result: dict = {}
         self.base_model = ""
-
-    # -- the protocol ---------------------------------------------------------------------
-    def context(self, obs: Observation) -> str:
-        return ""  # what it learned is in the weights
-
-    def observe(self, trajectory) -> None:
-        return None
 
     def evolve(self, agent, env) -> EvolveReport:
         from agents.models.transformers_model import TransformersModel

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
-from envs.zwc import Observation
 from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
 from learners.sft import base_model_path
 from learners.sft_data import CollectReport, passing_samples
@@ -128,20 +127,12 @@ class _SFTSelfLearner(RunDirectories):
 
     name = "sft-self"
     variant = "closed"
-    parametric = True
     config_class = SFTSelfConfig
 
     def __init__(self, config: SFTSelfConfig | None = None, **overrides: Any):
         self.config = config or SFTSelfConfig.from_overrides(overrides)
         self.rounds: list[dict[str, Any]] = []  # per finished round: its record (RoundRecord fields)
         self.base_model = ""
-
-    # -- the protocol ---------------------------------------------------------------------
-    def context(self, obs: Observation) -> str:
-        return ""  # what it learned is in the weights
-
-    def observe(self, trajectory) -> None:
-        return None
 
     def evolve(self, agent, env) -> EvolveReport:
         from agents.models.transformers_model import TransformersModel

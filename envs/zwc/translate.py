@@ -100,15 +100,7 @@ class _NumpyToZwc(ast.NodeTransformer):
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self.generic_visit(node)
-        seen, body = False, []
-        for stmt in node.body:  # several numpy imports become one ``import zwc``
-            if isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == ["zwc"]:
-                if seen:
-                    continue
-                seen = True
-            body.append(stmt)
-        node.body = body
-        return node
+        return _one_import(node, "zwc")  # several numpy imports become one ``import zwc``
 
     def visit_Import(self, node: ast.Import) -> ast.AST:
         keep = []
@@ -216,15 +208,7 @@ class _ZwcToNumpy(ast.NodeTransformer):
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self.generic_visit(node)
-        seen, body = False, []
-        for stmt in node.body:  # several zwc imports become one ``import numpy``
-            if isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == ["numpy"]:
-                if seen:
-                    continue
-                seen = True
-            body.append(stmt)
-        node.body = body
-        return node
+        return _one_import(node, "numpy")  # several zwc imports become one ``import numpy``
 
     def visit_Import(self, node: ast.Import) -> ast.AST:
         keep = [alias for alias in node.names if not (alias.name == "zwc" or alias.name.startswith("zwc."))]
@@ -279,3 +263,16 @@ def translate_zwc(code: str, mapping: Mapping) -> str:
     ZWC program means what NumPy means (raises SyntaxError for code that does not parse)."""
     tree = _ZwcToNumpy(mapping).visit(ast.parse(code))
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _one_import(node: ast.Module, module: str) -> ast.Module:
+    """Keep the first top-level ``import MODULE`` of a translated module, drop the repeats."""
+    seen, body = False, []
+    for stmt in node.body:
+        if isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == [module]:
+            if seen:
+                continue
+            seen = True
+        body.append(stmt)
+    node.body = body
+    return node
