@@ -58,7 +58,7 @@ from learners.train_settings import TrainerSettings
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
 
-ADVANTAGES = ("group", "binary")
+ADVANTAGES = ("group", "binary", "task-relative")
 SCALES = ("group", "batch", "none")
 NO_CLIP = 1e9  # an epsilon no ratio reaches: clipping off
 LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # trl's clipped-ratio losses (where `clip` means PPO's)
@@ -81,7 +81,8 @@ class RLSettings(TrainerSettings):
     num_iterations: int = setting(1, "Passes over each rollout batch.")
     max_completion_length: int = setting(160, "Tokens per rollout completion.")
     temperature: float = setting(1.0, "Sampling temperature of the rollouts.")
-    advantage: str = setting("group", "group: reward - group mean (GRPO); binary: A = reward in {0, 1} (SFT-like).")
+    advantage: str = setting("group", "group: reward - group mean (GRPO); binary: A = reward in {0, 1} (SFT-like); "
+                                      "task-relative: normalised per key (task; Absolute-Zero's TRR++).")
     scale_rewards: str = setting("group", "group | batch | none: divide the group-centred advantage by the group / "
                                           "batch std, or not.")
     clip: bool = setting(True, "PPO clipping of the importance ratio at 1 +- epsilon.")
@@ -156,6 +157,7 @@ class SandboxReward:
     def __init__(self, env: ZWCEnv, tasks_by_id: dict, log: Path | None = None):
         self.env, self.tasks_by_id, self.log = env, tasks_by_id, log
         self.last: list[float] = []
+        self.last_keys: list[str] = []        # each reward's task: the task-relative advantage's groups
         self.history: list[float] = []        # mean reward per rollout batch
         self.completions = self.passed = 0
         self.failures: Counter[str] = Counter()
@@ -170,6 +172,7 @@ class SandboxReward:
                                                                                                     strict=True)])
         self.seconds += time.perf_counter() - started
         self.last = [1.0 if v.passed else 0.0 for v in verdicts]
+        self.last_keys = list(task_id)
         batch = Counter(v.failure.value for v in verdicts)
         self.failures.update(batch)
         self.completions += len(verdicts)
@@ -206,6 +209,25 @@ def closed_rollout(open_prompts: dict[str, list[dict[str, str]]]):
         return {"prompt_ids": closed_ids, "completion_ids": completion_ids, "logprobs": logprobs}
 
     return rollout
+
+
+def task_relative_advantages(rewards: list[float], keys: list[str], eps: float = 1e-4) -> list[float]:
+    """Absolute-Zero's Task-Relative REINFORCE++: each reward minus the mean of the rewards
+    that share its key (task type and role), over that group's std (plus ``eps``). A key whose
+    rewards are all equal gives advantage 0. Per process: under DDP each rank normalises its
+    own slice of the rollout batch."""
+    if len(rewards) != len(keys):
+        raise ValueError(f"{len(rewards)} rewards and {len(keys)} keys")
+    groups: dict[str, list[float]] = {}
+    for reward, key in zip(rewards, keys, strict=True):
+        groups.setdefault(key, []).append(reward)
+    stats = {}
+    for key, values in groups.items():
+        mean = sum(values) / len(values)
+        std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        stats[key] = (mean, std)
+    return [(r - stats[k][0]) / (stats[k][1] + eps) if stats[k][1] > 0 else 0.0 for r, k in zip(rewards, keys,
+                                                                                                   strict=True)]
 
 
 def _trainer_class():
@@ -276,6 +298,10 @@ def _trainer_class():
             if self.advantage_kind == "binary":
                 output["advantages"] = torch.tensor(rewards, dtype=output["advantages"].dtype,
                                                     device=output["advantages"].device)
+            elif self.advantage_kind == "task-relative":
+                advantages = task_relative_advantages(rewards, self.verdict_reward.last_keys)
+                output["advantages"] = torch.tensor(advantages, dtype=output["advantages"].dtype,
+                                                    device=output["advantages"].device)
             self.update_tokens += int(output["prompt_mask"].sum() + output["completion_mask"].sum()) * \
                 self.args.num_iterations
             advantages = output["advantages"].float()
@@ -312,34 +338,14 @@ def _log_callback(path: Path, progress):
     return JsonLinesLog()
 
 
-def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path,
-                  settings: RLSettings, env: ZWCEnv, progress=None):
-    """The trainer of one RL run: a dataset of train-task prompts, the verdict reward, and,
-    for ``closed``, the rollout that generates with the docs and trains without them.
-
-    ``prompts`` rows: ``{"task_id", "prompt_open", "prompt_closed"}`` (chat messages)."""
+def grpo_parts(base_model: str | Path, out_dir: Path, settings: RLSettings, importance_correction: bool):
+    """What every GRPO run here shares: the fp32 policy (with evaluation's stop tokens), its
+    tokenizer, trl's ``GRPOConfig`` from ``settings`` and the LoRA config (or None). Used by
+    ``build_trainer`` and by Absolute-Zero (``selfplay.absolute_zero``)."""
     import torch
-    from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig
 
-    if variant not in ("open", "closed"):
-        raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
-    if not prompts:
-        raise ValueError("no train prompts to roll out on")
-    needed = int(os.environ.get("WORLD_SIZE", "1")) * settings.prompts_per_step * settings.steps_per_generation
-    if len(prompts) < needed:  # trl's sampler would drop the short batch and train 0 steps, saying nothing
-        raise ValueError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
-                         f"steps_per_generation) and {len(prompts)} were given; raise limit or lower those settings")
-    if len(prompts) % needed:
-        print(f"warning: {len(prompts) % needed} of {len(prompts)} train tasks do not fill a rollout batch of "
-              f"{needed} and are left out of each pass", file=sys.stderr)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tasks_by_id = {t.task_id: t for t in env.tasks("train")}
-    unknown = sorted({p["task_id"] for p in prompts} - set(tasks_by_id))
-    if unknown:
-        raise ValueError(f"prompts name train tasks this build does not have: {', '.join(unknown[:5])}")
     cuda = torch.cuda.is_available()
     bf16 = resolve_dtype(settings.dtype, "cuda" if cuda else "cpu") == "bfloat16"
     tokenizer = AutoTokenizer.from_pretrained(base_model)
@@ -351,8 +357,6 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     declared = model.generation_config.eos_token_id
     declared = [declared] if isinstance(declared, int) else list(declared or [])
     model.generation_config.eos_token_id = sorted({*declared, tokenizer.eos_token_id, tokenizer.pad_token_id})
-    column = "prompt_open" if variant == "open" else "prompt_closed"
-    dataset = Dataset.from_list([{"prompt": p[column], "task_id": p["task_id"]} for p in prompts])
     epsilon = settings.epsilon if settings.clip else NO_CLIP
     config = GRPOConfig(
         output_dir=str(out_dir), max_steps=settings.max_steps, learning_rate=settings.learning_rate,
@@ -372,7 +376,7 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
         save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
         logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
         report_to="none", disable_tqdm=True, dataloader_num_workers=0, use_vllm=settings.use_vllm,
-        vllm_mode=settings.vllm_mode, vllm_importance_sampling_correction=variant == "open",
+        vllm_mode=settings.vllm_mode, vllm_importance_sampling_correction=importance_correction,
         **checkpointing(settings.gradient_checkpointing))
     peft_config = None
     if settings.lora:
@@ -380,20 +384,59 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
 
         peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
                                  target_modules=settings.lora_targets, task_type="CAUSAL_LM")
-    reward = SandboxReward(env, tasks_by_id, out_dir / "rl_log.jsonl")
-    rollout = None
-    if variant == "closed":
-        rollout = closed_rollout({prompt_key(p["prompt_closed"]): p["prompt_open"] for p in prompts})
+    return model, tokenizer, config, peft_config
+
+
+def make_trainer(model, tokenizer, config, peft_config, dataset, reward, rollout, advantage: str, log: Path,
+                 progress=None):
+    """``VerdictGRPOTrainer`` on ``dataset`` with ``reward`` (``SandboxReward`` or one like it:
+    ``last``, ``log``), the JSON-lines log callback and, with ``progress``, the bar."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is experimental in trl; we test it
     trainer = _trainer_class()(model=model, reward_funcs=[reward], args=config, train_dataset=dataset,
                                processing_class=tokenizer, peft_config=peft_config, rollout_func=rollout,
-                               advantage=settings.advantage, reward=reward)
-    trainer.add_callback(_log_callback(out_dir / "rl_log.jsonl", progress))
-    if progress is not None:  # the bar shows step and reward; the full logs are in rl_log.jsonl
+                               advantage=advantage, reward=reward)
+    trainer.add_callback(_log_callback(log, progress))
+    if progress is not None:  # the bar shows step and reward; the full logs are in the JSON-lines log
         from transformers.trainer_callback import PrinterCallback
 
         trainer.remove_callback(PrinterCallback)
     return trainer
+
+
+def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path,
+                  settings: RLSettings, env: ZWCEnv, progress=None):
+    """The trainer of one RL run: a dataset of train-task prompts, the verdict reward, and,
+    for ``closed``, the rollout that generates with the docs and trains without them.
+
+    ``prompts`` rows: ``{"task_id", "prompt_open", "prompt_closed"}`` (chat messages)."""
+    from datasets import Dataset
+
+    if variant not in ("open", "closed"):
+        raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
+    if not prompts:
+        raise ValueError("no train prompts to roll out on")
+    needed = int(os.environ.get("WORLD_SIZE", "1")) * settings.prompts_per_step * settings.steps_per_generation
+    if len(prompts) < needed:  # trl's sampler would drop the short batch and train 0 steps, saying nothing
+        raise ValueError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
+                         f"steps_per_generation) and {len(prompts)} were given; raise limit or lower those settings")
+    if len(prompts) % needed:
+        print(f"warning: {len(prompts) % needed} of {len(prompts)} train tasks do not fill a rollout batch of "
+              f"{needed} and are left out of each pass", file=sys.stderr)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tasks_by_id = {t.task_id: t for t in env.tasks("train")}
+    unknown = sorted({p["task_id"] for p in prompts} - set(tasks_by_id))
+    if unknown:
+        raise ValueError(f"prompts name train tasks this build does not have: {', '.join(unknown[:5])}")
+    model, tokenizer, config, peft_config = grpo_parts(base_model, out_dir, settings, variant == "open")
+    column = "prompt_open" if variant == "open" else "prompt_closed"
+    dataset = Dataset.from_list([{"prompt": p[column], "task_id": p["task_id"]} for p in prompts])
+    reward = SandboxReward(env, tasks_by_id, out_dir / "rl_log.jsonl")
+    rollout = None
+    if variant == "closed":
+        rollout = closed_rollout({prompt_key(p["prompt_closed"]): p["prompt_open"] for p in prompts})
+    return make_trainer(model, tokenizer, config, peft_config, dataset, reward, rollout, settings.advantage,
+                        out_dir / "rl_log.jsonl", progress)
 
 
 def _fingerprint(prompts: list[dict]) -> str:
