@@ -62,6 +62,11 @@ TINY: dict[str, dict[str, Any]] = {
                       "sft_max_length": 512, "sft_lora": True, "sft_warmup_ratio": 0.0},
     # the teacher proposes (re-proposes train tasks) and the reference solves: smollm2 keeps neither format
     "open-sft-self": _SFT_SELF, "closed-sft-self": _SFT_SELF,
+    # one round, one step; smollm2 earns only format penalties and 0s, which the binary estimator
+    # (advantage = reward) turns into a gradient where the task-relative one gives 0
+    "absolute-zero": {"rounds": 1, "num_generations": 2, "prompts_per_step": 6, "steps_per_generation": 1,
+                      "max_completion_length": 8, "docs_chars": 200, "references": 0, "seed_tasks": 1,
+                      "lora": True, "lora_dropout": 0.0, "save_steps": 100, "advantage": "binary"},
 }
 
 

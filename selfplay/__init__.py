@@ -4,7 +4,9 @@ The parts, one file each, for a loop ``propose -> validate -> solve -> learn``: 
 format), proposer.py (a model proposes), teacher.py (``reference``: re-proposes train tasks, to
 test loops), validate.py and reasons.py (what is kept, and why not), buffer.py (persistent task
 buffers), curriculum.py (learnability, the round log and plot, and ``RoundLoop``), and the
-learners built on them: sft_self.py (``closed-sft-self``, ``open-sft-self``). One round loop::
+learners built on them: sft_self.py (``closed-sft-self``, ``open-sft-self``) and absolute_zero.py
+(``absolute-zero``: azr_tasks.py makes deduction, abduction and induction tasks of a kept program and
+grades them by execution; azr_rollout.py runs each round inside trl's GRPO rollout). One round loop::
 
     loop = RoundLoop(RUN, env, rounds=3, proposals=8, samples=2)   # RUN/buffer-sebench.jsonl, rounds.jsonl
     loop.run(proposer=lambda r: make_proposer(env, "reference", tasks=env.tasks("train")[:48]),
@@ -32,6 +34,8 @@ _EXPORTS = {
     "TeacherProposer": "selfplay.teacher", "make_proposer": "selfplay.teacher",
     "ClosedSFTSelfLearner": "selfplay.sft_self", "OpenSFTSelfLearner": "selfplay.sft_self",
     "SFTSelfConfig": "selfplay.sft_self",
+    "AbsoluteZeroLearner": "selfplay.absolute_zero", "AbsoluteZeroConfig": "selfplay.absolute_zero",
+    "AZRSettings": "selfplay.absolute_zero", "make_task": "selfplay.azr_tasks", "grade_many": "selfplay.azr_tasks",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -1,0 +1,284 @@
+"""Absolute-Zero (Zhao et al. 2025) over zwc programs: one policy proposes and solves, trained with GRPO.
+
+SE-Bench §4.3 runs it as the RL side of self-play and finds it does not internalise the
+library (Qwen3-8B, single-function, closed-book: 0.0, where Closed-SFT-self reaches 22.5).
+
+Each round is one rollout batch of trl's ``GRPOTrainer`` (``learners.rl_train``: the same
+trainer, checkpoints, bf16 rollout copy and GPU path as the RL learners); ``azr_rollout``
+does the round: the policy proposes zwc programs for the three task types (deduction,
+abduction, induction; ``azr_tasks``), the validator keeps the sound ones, the policy's pass
+rate on each kept program gives the proposer its learnability reward, the policy solves
+programs drawn from the per-type buffers with a binary executor-verified reward, format
+errors are penalised, and advantages are normalised per task type and role (TRR++).
+``steps_per_generation`` optimiser steps follow each round.
+
+Files under ``state_dir`` (``RUN/`` from ``sebench selfplay``): ``buffer-<type>.jsonl`` (the
+kept programs, seeded with ``seed_tasks`` of the env's train tasks each), ``rounds.jsonl`` and
+``rounds.png`` (per round: proposals, accepted, rejections by reason, solve rate,
+learnability), ``train/`` (trl's checkpoints, ``rl_log.jsonl``, ``train_result.json``). A
+killed run resumes from its last checkpoint (one per round by default); the rounds after it
+are dropped from the log and the buffers and redone. A finished run is not redone; other
+settings on the same state are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from agents.jsonl import rewrite_records
+from agents.learner import EvolveReport, ParametricConfig, setting
+from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
+from learners.rl_train import (
+    FinishedRunMismatch,
+    RLSettings,
+    _resumed_log,
+    _rollouts,
+    finished_result,
+    grpo_parts,
+    make_trainer,
+    return_memory,
+)
+from learners.sft import base_model_path
+from learners.sft_train import PeakMemory, last_checkpoint, release_optimiser, same_run, save_model
+from selfplay.azr_rollout import SLOTS, AZRReward, AZRRollout, Penalties, slot_rows
+from selfplay.azr_tasks import TASK_TYPES
+from selfplay.curriculum import RoundLog, plot_rounds
+
+
+class AbsoluteZeroError(RuntimeError):
+    """Absolute-Zero cannot run as configured."""
+
+
+@dataclass
+class AZRSettings(RLSettings):
+    """GRPO settings with Absolute-Zero's defaults: the task-relative advantage, six slots per round
+    (3 x 2 micro-batch groups), completions long enough for a proposal, a checkpoint per round."""
+
+    prompts_per_step: int = setting(3, "Slot groups per optimiser step; x steps_per_generation must be a multiple "
+                                       "of the 6 slots (propose and solve x 3 task types).")
+    steps_per_generation: int = setting(2, "Optimiser steps per round.")
+    max_completion_length: int = setting(400, "Tokens per completion (a proposal is ~300, an answer fewer).")
+    advantage: str = setting("task-relative", "task-relative: TRR++, per task type and role; group; binary.")
+    scale_rewards: str = setting("none", "trl's own scaling (replaced by the task-relative advantage).")
+    save_steps: int = setting(2, "Checkpoint every N steps (default: every round).")
+
+    def problems(self) -> list[str]:
+        found = super().problems()
+        if (self.prompts_per_step * self.steps_per_generation) % len(SLOTS):
+            found.append(f"prompts_per_step x steps_per_generation ({self.prompts_per_step} x "
+                         f"{self.steps_per_generation}) must be a multiple of {len(SLOTS)}, the slots of a round")
+        return found
+
+
+@dataclass
+class AbsoluteZeroConfig(ParametricConfig):
+    """Rounds, proposer and rewards; ``train`` holds GRPO's settings, set by their own names:
+    ``AbsoluteZeroLearner(rounds=4, num_generations=4, learning_rate=1e-6)``. ``max_steps`` is
+    ``rounds x steps_per_generation``."""
+
+    limit: int | None = setting(8, "First N train tasks: functions, worked examples and buffer seeds come from "
+                                   "these only.")
+    rounds: int = setting(2, "Rounds (rollout batches) of propose, validate, estimate, solve, update.")
+    seed_tasks: int = setting(2, "Train tasks each buffer starts with (Absolute-Zero's seed triplets).")
+    references: int = setting(2, "Buffer programs shown to the proposer per prompt.")
+    docs_chars: int | None = setting(1200, "Per-function doc budget in the proposer's and induction prompts.")
+    capacity: int = setting(256, "Programs each task-type buffer holds (oldest dropped first).")
+    format_penalty: float = setting(-1.0, "Reward of a proposal or answer that cannot be read.")
+    invalid_penalty: float = setting(-0.5, "Reward of a proposal that parsed but was rejected by the validator.")
+    proposal_seed: int = setting(0, "Seed of the sampling of functions, examples, references and buffer draws.")
+    train: AZRSettings = field(default_factory=AZRSettings)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("rounds", "seed_tasks", "capacity"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if self.references < 0:
+            raise ValueError(f"references must be >= 0, got {self.references}")
+        self.train.max_steps = self.rounds * self.train.steps_per_generation
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, Any]) -> AbsoluteZeroConfig:
+        own = {f.name for f in fields(cls)} - {"train"}
+        mine = {k: v for k, v in overrides.items() if k in own}
+        if "max_steps" in overrides:
+            raise ValueError("absolute-zero trains rounds x steps_per_generation steps; set rounds, not max_steps")
+        return cls(**mine, train=AZRSettings.from_dict({k: v for k, v in overrides.items() if k not in own}))
+
+
+class AbsoluteZeroLearner(RunDirectories):
+    """Self-play with RL: the agent's model proposes zwc programs and solves deduction, abduction
+    and induction tasks made from them, trained by GRPO on executor-verified rewards."""
+
+    name = "absolute-zero"
+    config_class = AbsoluteZeroConfig
+
+    def __init__(self, config: AbsoluteZeroConfig | None = None, **overrides: Any):
+        self.config = config or AbsoluteZeroConfig.from_overrides(overrides)
+        self.result: dict = {}
+        self.base_model = ""
+
+    def evolve(self, agent, env) -> EvolveReport:
+        from agents.models.transformers_model import TransformersModel
+
+        started = time.perf_counter()
+        base = base_model_path(agent.model_spec)
+        self.base_model = str(base)
+        tasks = env.tasks("train")[: self.config.limit]
+        if not tasks:
+            raise AbsoluteZeroError(f"the build has no train tasks; run `sebench tasks build --zwc {env.root}`")
+        if agent.unload_model():  # the trainer loads its own copy
+            return_memory()
+        with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
+            self.result = train_azr(env, tasks, base, self.state_dir, self.model_dir, self.config, progress)
+        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
+        return self._report(started)
+
+    def _report(self, started: float) -> EvolveReport:
+        root, result = self.state_dir, self.result
+        records = RoundLog.in_run(root).records
+        details = {"rounds": len(records), "steps": result["steps"], "resumed_from": result["resumed_from"],
+                   "proposals": sum(r.proposals for r in records), "accepted": sum(r.accepted for r in records),
+                   "solver_completions": result["completions"], "solver_pass_rate": result["pass_rate"],
+                   "reward_per_rollout": result["reward_per_rollout"],
+                   "per_round": [{"round": r.round, "proposals": r.proposals, "accepted": r.accepted,
+                                  "rejections": r.rejections, "solve_rate": r.solve_rate,
+                                  "learnability": r.learnability, **r.extra} for r in records],
+                   "train_seconds": result["seconds"], "rollout_seconds": result["rollout_seconds"],
+                   "round_seconds": result["round_seconds"], "peak_memory_mb": result["peak_memory_mb"],
+                   "dtype": result["dtype"], "model_dir": str(self.model_dir),
+                   "buffer": ", ".join(str(root / f"buffer-{k}.jsonl") for k in TASK_TYPES),
+                   "round_log": str(root / "rounds.jsonl"), "plot": str(root / "rounds.png")}
+        report = EvolveReport(learner=self.name, episodes=result["completions"] + details["proposals"],
+                              seconds=time.perf_counter() - started, details=details)
+        if not details["accepted"]:
+            warn_empty(report, f"none of {details['proposals']} proposals was kept: the proposer earned only "
+                               "penalties, and the solver trained on the seed programs alone")
+        if result["completions"] and not result["passed"]:
+            warn_empty(report, f"none of the solver's {result['completions']} answers passed: its rewards were all "
+                               "0 or format penalties")
+        return report
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        target = Path(path)
+        target.mkdir(parents=True, exist_ok=True)
+        root = self.state_dir.resolve()
+        if not target.resolve().is_relative_to(root):
+            for source in [root / "rounds.jsonl", root / "rounds.png", *sorted(root.glob("buffer-*.jsonl"))]:
+                if source.is_file():
+                    shutil.copyfile(source, target / source.name)
+        save_state(target, self.name, {"base_model": self.base_model, "model_dir": str(self.model_dir.resolve()),
+                                       "config": asdict(self.config), "train": self.result})
+
+    def load(self, path) -> None:
+        state = load_state(path, self.name)
+        config = state["config"]
+        config["train"] = AZRSettings.from_dict(config["train"])
+        self.config = AbsoluteZeroConfig(**config)
+        self.config.model_dir = state["model_dir"]
+        self.base_model, self.result = state["base_model"], state["train"]
+
+
+def seed_buffers(buffers: dict, proposer, count: int) -> None:
+    """Each empty buffer gets ``count`` of the proposer's worked examples (verified train tasks
+    with a ZWC reference), as round 0 entries: what the first solve slots draw from."""
+    for buffer in buffers.values():
+        if len(buffer) == 0:
+            buffer.extend([task for task, _ in proposer.examples[:count]], round=0, metadata={"seed": True})
+
+
+def _resume_state(root: Path, out_dir: Path, steps_per_round: int) -> Path | None:
+    """The checkpoint to resume from; the rounds after it leave the round log and the buffers."""
+    from selfplay.buffer import TaskBuffer
+
+    resume = last_checkpoint(out_dir)
+    done = int(resume.name.split("-")[1]) // steps_per_round if resume else 0
+    log = RoundLog.in_run(root)
+    if any(r.round >= done for r in log.records):
+        rewrite_records(log.path, [r.model_dump(mode="json") for r in log.records if r.round < done])
+    for kind in TASK_TYPES:
+        TaskBuffer.in_run(root, kind).discard_rounds_after(done - 1)
+    return resume
+
+
+def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: AbsoluteZeroConfig,
+              progress=None) -> dict:
+    """Run the rounds with GRPO from ``base`` and save the policy to ``model_dir``; the run's
+    result (as ``train_result.json`` holds it)."""
+    import torch
+    from datasets import Dataset
+
+    from selfplay.buffer import TaskBuffer
+    from selfplay.proposer import Proposer, ProposerConfig
+    from selfplay.validate import Validator
+
+    settings = config.train
+    out_dir = root / "train"
+    run = {"learner": "absolute-zero", "base": str(base), "usage": env.usage,
+           "config": json.loads(json.dumps({k: v for k, v in asdict(config).items()
+                                            if k not in ("state_dir", "model_dir")})),
+           "tasks": [t.task_id for t in tasks]}
+    try:
+        done = finished_result(out_dir, model_dir, run)
+    except FinishedRunMismatch as exc:
+        raise AbsoluteZeroError(str(exc)) from None
+    if done is not None:
+        return done
+    out_dir.mkdir(parents=True, exist_ok=True)
+    resume = _resume_state(root, out_dir, settings.steps_per_generation)
+    same_run(out_dir, run, resume)
+    proposer = Proposer(env, model=None, tasks=tasks,
+                        config=ProposerConfig(references=config.references, docs_chars=config.docs_chars,
+                                              temperature=settings.temperature,
+                                              max_tokens=max(64, settings.max_completion_length),
+                                              seed=config.proposal_seed))
+    buffers = {kind: TaskBuffer.in_run(root, kind, config.capacity) for kind in TASK_TYPES}
+    seed_buffers(buffers, proposer, config.seed_tasks)
+    log_path = out_dir / "rl_log.jsonl"
+    _resumed_log(log_path, int(resume.name.split("-")[1]) if resume else None)  # the redone rounds' entries go
+    rollout = AZRRollout(env, proposer, Validator(env), buffers, RoundLog.in_run(root),
+                         Penalties(config.format_penalty, config.invalid_penalty), config.docs_chars,
+                         config.proposal_seed, say=progress.describe if progress is not None else None)
+    model, tokenizer, grpo, peft = grpo_parts(base, out_dir, settings, importance_correction=False)
+    copies = settings.prompts_per_step * settings.steps_per_generation // len(SLOTS)
+    reward = AZRReward(log_path)
+    trainer = make_trainer(model, tokenizer, grpo, peft, Dataset.from_list(slot_rows(copies)), reward, rollout,
+                           settings.advantage, log_path, progress)
+    cuda = torch.cuda.is_available()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    started = time.perf_counter()
+    with PeakMemory() as memory:
+        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
+    seconds = time.perf_counter() - started
+    release_optimiser(trainer)
+    save_model(trainer, tokenizer, model_dir)
+    records = RoundLog.in_run(root).records
+    if records:
+        plot_rounds(records, root / "rounds.png", title="absolute-zero")
+    rollouts = _rollouts(log_path) if log_path.is_file() else []  # the whole run's, before and after a resume
+    completions = sum(r["completions"] for r in rollouts)
+    passed = sum(r["passed"] for r in rollouts)
+    result = {"steps": trainer.state.global_step, "resumed_from": resume.name if resume else None,
+              "seconds": round(seconds, 2), "rollout_seconds": round(trainer.rollout_seconds, 2),
+              "round_seconds": round(sum(r.seconds for r in records), 2),
+              "completions": completions, "passed": passed,
+              "pass_rate": round(passed / completions, 4) if completions else 0.0,
+              "reward_per_rollout": [r["pass_rate"] for r in rollouts],
+              "peak_memory_mb": round((torch.cuda.max_memory_allocated() if cuda else memory.peak) / 2**20, 1),
+              "dtype": "bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
+              "model_dir": str(model_dir), "run": run}
+    (out_dir / "train_result.json").write_text(json.dumps(result, indent=1) + "\n")
+    if not settings.keep_checkpoints:
+        for checkpoint in out_dir.glob("checkpoint-*"):
+            shutil.rmtree(checkpoint, ignore_errors=True)
+    del trainer
+    return_memory()
+    return result

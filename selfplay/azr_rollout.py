@@ -1,0 +1,259 @@
+"""One Absolute-Zero round inside trl's GRPO rollout: propose, validate, estimate, solve, reward.
+
+The trainer's dataset holds placeholder rows, one per *slot* (a role and a task type:
+``propose:deduction`` ... ``solve:induction``); trl repeats each ``num_generations`` times and
+hands the whole rollout batch to ``AZRRollout``, which replaces every placeholder with the real
+prompt of that round and returns the real prompt ids, so the policy gradient is taken on what
+the policy saw (trl's ``rollout_func`` contract: other fields go to the reward function):
+
+1. **propose**: each propose slot of type *t* gets one proposer prompt (docs of sampled
+   functions, a worked example, references drawn from the *t* buffer; ``selfplay.proposer``)
+   and its group of completions is parsed and validated (``selfplay.validate``: sandbox,
+   determinism, grading integrity, NumPy twin).
+2. **estimate**: each accepted program becomes a *t* task (``azr_tasks.make_task``) that the
+   current policy answers ``num_generations`` times; the pass rate ``p`` gives the proposal's
+   learnability reward (0 at p = 0 or 1, else 1 - p), and the program joins the *t* buffer.
+3. **solve**: each solve slot of type *t* draws a program from the *t* buffer (uniformly, as
+   Absolute-Zero does), and its group answers the *t* task made from it; each answer is graded
+   by execution (``azr_tasks.grade_many``).
+4. **reward** (Absolute-Zero's eq. 6): a proposal earns its learnability if it was kept,
+   ``invalid_penalty`` if it parsed but was rejected, ``format_penalty`` if it did not parse;
+   an answer earns 1 if right, 0 if readable but wrong, ``format_penalty`` if unreadable.
+   ``AZRReward`` hands these to trl with their slot as the key of the task-relative baseline
+   (TRR++, ``learners.rl_train.task_relative_advantages``).
+
+Every round's figures go to the round log (``RoundRecord``: proposals, accepted, rejections by
+reason, solve rate and learnability of the accepted programs, per-type solver pass rates).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from selfplay.azr_tasks import TASK_TYPES, SolverTask, grade_many, make_task
+from selfplay.curriculum import RoundLog, RoundRecord, learnability
+from selfplay.reasons import PARSE_REASONS, Rejected
+from selfplay.validate import Accepted, ValidationReport
+
+if TYPE_CHECKING:
+    from envs.zwc import ZWCEnv
+    from selfplay.buffer import TaskBuffer
+    from selfplay.proposer import Proposer
+    from selfplay.validate import Validator
+
+ROLES = ("propose", "solve")
+SLOTS = tuple(f"{role}:{kind}" for role in ROLES for kind in TASK_TYPES)
+PLACEHOLDER = "absolute-zero slot {slot} #{row}"  # a dataset row's prompt; never shown to the model
+
+
+def slot_rows(copies: int) -> list[dict]:
+    """The trainer's dataset: ``copies`` placeholder rows per slot, each distinct."""
+    rows, number = [], 0
+    for _ in range(copies):
+        for slot in SLOTS:
+            rows.append({"prompt": [{"role": "user", "content": PLACEHOLDER.format(slot=slot, row=number)}]})
+            number += 1
+    return rows
+
+
+def slot_of(prompt: list[dict[str, str]]) -> str:
+    text = prompt[-1]["content"]
+    if not text.startswith("absolute-zero slot "):
+        raise ValueError(f"not an Absolute-Zero placeholder prompt: {text[:80]!r}")
+    return text.split()[2]
+
+
+@dataclass
+class Penalties:
+    format_penalty: float = -1.0   # an answer or a proposal that cannot be read
+    invalid_penalty: float = -0.5  # a proposal that parsed but the validator rejected
+
+
+@dataclass
+class AZRRollout:
+    """trl ``rollout_func`` doing one Absolute-Zero round per rollout batch (module docstring)."""
+
+    env: ZWCEnv
+    proposer: Proposer
+    validator: Validator
+    buffers: dict[str, TaskBuffer]
+    log: RoundLog
+    penalties: Penalties = field(default_factory=Penalties)
+    docs_chars: int | None = 1200
+    seed: int = 0
+    say: Any = None  # progress text, or None
+    rounds_done: int = 0
+
+    def __call__(self, prompts: list, trainer) -> dict[str, Any]:
+        started = time.perf_counter()
+        number = self.log.next_round
+        rng = random.Random(f"{self.seed}-azr-{number}")
+        size = trainer.num_generations
+        slots = [slot_of(p) for p in prompts]
+        groups = [list(range(i, i + size)) for i in range(0, len(prompts), size)]
+        for group in groups:
+            if len({prompts[i][-1]["content"] for i in group}) != 1:
+                raise RuntimeError("the rollout batch is not in groups of num_generations copies of one row")
+        real: list[list[dict[str, str]] | None] = [None] * len(prompts)
+        rewards: list[float] = [0.0] * len(prompts)
+        texts: list[str] = [""] * len(prompts)
+        ids: dict[str, list] = {"prompt": [None] * len(prompts), "completion": [None] * len(prompts),
+                                "logprobs": [None] * len(prompts)}
+
+        # 1. propose
+        proposing = [g for g in groups if slots[g[0]].startswith("propose:")]
+        requests = {}
+        for n, group in enumerate(proposing):
+            kind = slots[group[0]].split(":")[1]
+            request = self.proposer.requests(1, references=self.buffers[kind].tasks(),
+                                             round=number * 100 + n)[0]
+            requests[group[0]] = request
+            for i in group:
+                real[i] = request.prompt
+        self._say(f"round {number}: proposing {len(proposing) * size}")
+        self._generate(trainer, [i for g in proposing for i in g], real, texts, ids)
+        items, owners = [], []
+        for group in proposing:
+            for i in group:
+                items.append(self.proposer.parse(requests[group[0]], texts[i]))
+                owners.append(i)
+        self._say(f"round {number}: validating {len(items)}")
+        results = self.validator.validate_many(items) if items else []
+
+        # 2. estimate each kept program's learnability with the current policy
+        kept: dict[str, tuple[str, Accepted]] = {}
+        for i, result in zip(owners, results, strict=True):
+            if isinstance(result, Accepted):
+                kept.setdefault(result.task.task_id, (slots[i].split(":")[1], result))
+        estimates = self._estimate(trainer, kept, rng, number)
+        for i, result in zip(owners, results, strict=True):
+            if isinstance(result, Accepted):
+                rewards[i] = learnability(estimates[result.task.task_id])
+            elif isinstance(result, Rejected) and result.reason in PARSE_REASONS:
+                rewards[i] = self.penalties.format_penalty
+            else:
+                rewards[i] = self.penalties.invalid_penalty
+        new = 0
+        for task_id, (kind, result) in kept.items():
+            outcomes = estimates[task_id]
+            added = self.buffers[kind].add(result.task, round=number, pass_rate=sum(outcomes) / len(outcomes),
+                                           learnability=learnability(outcomes))
+            new += added is not None
+
+        # 3. solve programs drawn from the buffers
+        solving = [g for g in groups if slots[g[0]].startswith("solve:")]
+        items_by_row: dict[int, SolverTask] = {}
+        for group in solving:
+            kind = slots[group[0]].split(":")[1]
+            entries = self.buffers[kind].entries
+            if not entries:
+                raise RuntimeError(f"the {kind} buffer is empty: seed it before training (seed_tasks >= 1)")
+            task = rng.choice(entries).task
+            item = make_task(self.env, kind, task, rng.randrange(len(task.test_cases)), self.docs_chars)
+            for i in group:
+                real[i], items_by_row[i] = item.prompt, item
+        self._say(f"round {number}: solving {len(solving)} tasks x {size}")
+        rows = [i for g in solving for i in g]
+        self._generate(trainer, rows, real, texts, ids)
+        graded = grade_many(self.env, [items_by_row[i] for i in rows], [texts[i] for i in rows])
+        solved: dict[str, list[bool]] = {kind: [] for kind in TASK_TYPES}
+        for i, verdict in zip(rows, graded, strict=True):
+            rewards[i] = 1.0 if verdict.passed else 0.0 if verdict.formatted else self.penalties.format_penalty
+            solved[items_by_row[i].kind].append(verdict.passed)
+
+        # 4. the round's record
+        report = ValidationReport.of(results)
+        per_task = list(estimates.values())
+        extra = {"proposer_reward": {k: _mean([rewards[i] for g in proposing for i in g
+                                               if slots[i] == f"propose:{k}"]) for k in TASK_TYPES},
+                 "solver_pass_rate": {k: _mean(v) for k, v in solved.items()},
+                 "buffers": {k: len(b) for k, b in self.buffers.items()}, "new_tasks": new,
+                 "step": trainer.state.global_step}
+        self.log.append(RoundRecord.from_round(number, report, per_task, seconds=time.perf_counter() - started,
+                                               **extra))
+        self.rounds_done += 1
+        trainer.last_rollout = {"slots": slots, "rewards": list(rewards)}
+        logprobs = None if any(lp is None for lp in ids["logprobs"]) else ids["logprobs"]
+        return {"prompt_ids": ids["prompt"], "completion_ids": ids["completion"], "logprobs": logprobs,
+                "azr_reward": rewards, "azr_key": slots}
+
+    def _estimate(self, trainer, kept: dict[str, tuple[str, Accepted]], rng: random.Random,
+                  number: int) -> dict[str, list[bool]]:
+        """Per kept program, whether each of ``num_generations`` answers of the current policy to
+        a task of its type passed."""
+        if not kept:
+            return {}
+        size = trainer.num_generations
+        self._say(f"round {number}: estimating learnability of {len(kept)} programs x {size}")
+        items = [make_task(self.env, kind, result.task, rng.randrange(len(result.task.test_cases)), self.docs_chars)
+                 for kind, result in kept.values()]
+        rows = list(range(len(items) * size))
+        real = [items[i // size].prompt for i in rows]
+        texts = [""] * len(rows)
+        scratch = {"prompt": [None] * len(rows), "completion": [None] * len(rows), "logprobs": [None] * len(rows)}
+        self._generate(trainer, rows, real, texts, scratch)
+        graded = grade_many(self.env, [items[i // size] for i in rows], texts)
+        return {task_id: [graded[n * size + j].passed for j in range(size)] for n, task_id in enumerate(kept)}
+
+    @staticmethod
+    def _generate(trainer, rows: list[int], real: list, texts: list[str], ids: dict[str, list]) -> None:
+        """Generate one completion for each row in ``rows`` (groups of num_generations copies of
+        one prompt) through the trainer's own generation path; fill ids and texts in place."""
+        if not rows:
+            return
+        prompt_ids, _, _ = trainer._tokenize_prompts([real[i] for i in rows])
+        completion_ids, logprobs = trainer._generate_single_turn(prompt_ids, None, {}, trainer.num_generations)
+        decoded = trainer.processing_class.batch_decode(completion_ids, skip_special_tokens=True)
+        for n, i in enumerate(rows):
+            ids["prompt"][i], ids["completion"][i] = prompt_ids[n], completion_ids[n]
+            ids["logprobs"][i] = logprobs[n] if logprobs is not None else None
+            texts[i] = decoded[n]
+
+    def _say(self, text: str) -> None:
+        if self.say is not None:
+            self.say(text)
+
+
+def _mean(values: list) -> float | None:
+    return round(sum(map(float, values)) / len(values), 4) if values else None
+
+
+class AZRReward:
+    """trl reward function: the rewards ``AZRRollout`` computed, and their slots as the keys of the
+    task-relative baseline (``last``, ``last_keys``, ``log`` as ``SandboxReward`` keeps them)."""
+
+    __name__ = "absolute_zero"
+
+    def __init__(self, log: Path | None = None):
+        self.log = log
+        self.last: list[float] = []
+        self.last_keys: list[str] = []
+        self.history: list[float] = []  # the solver's pass rate per rollout batch
+        self.completions = self.passed = 0
+        self.failures: Counter[str] = Counter()
+        self.seconds = 0.0
+
+    def __call__(self, prompts, completions, azr_reward, azr_key, trainer_state=None, **_: Any) -> list[float]:
+        from learners.rl_train import _append
+
+        self.last, self.last_keys = [float(r) for r in azr_reward], list(azr_key)
+        solved = [r for r, k in zip(self.last, self.last_keys, strict=True) if k.startswith("solve:")]
+        passed = sum(1 for r in solved if r == 1.0)
+        self.completions += len(solved)
+        self.passed += passed
+        self.failures.update({"passed": passed, "failed": len(solved) - passed})
+        self.history.append(round(passed / len(solved), 4) if solved else 0.0)
+        if self.log is not None:
+            by_slot: dict[str, list[float]] = {}
+            for r, k in zip(self.last, self.last_keys, strict=True):
+                by_slot.setdefault(k, []).append(r)
+            step = trainer_state.global_step if trainer_state is not None else None
+            _append(self.log, {"event": "rollout", "step": step, "completions": len(solved), "passed": passed,
+                               "pass_rate": self.history[-1], "failures": {"failed": len(solved) - passed},
+                               "mean_reward": {k: _mean(v) for k, v in by_slot.items()}})
+        return self.last

@@ -1,0 +1,177 @@
+"""Absolute-Zero's three task types over zwc programs, and their executor-verified grading.
+
+A validated proposal (``validate.py``) is a zwc program ``solve`` with test inputs and the
+outputs the sandbox gave for them. From it Absolute-Zero (Zhao et al. 2025) makes three
+kinds of task for the solver:
+
+- **deduction**: given the program and one input, predict the output. The answer is a
+  literal, read with ``envs.zwc.equality.parse_printed`` (``ast.literal_eval`` or a small
+  parser: nothing runs) and compared with the recorded output as the grader compares values.
+- **abduction**: given the program and one output, give an input that produces it. The answer
+  is ``INPUT = dict(name=value, ...)`` with literal values only (read as ``proposal.py`` reads
+  INPUTS); the *program* then runs on it in the sandbox (``env.check``) and must return the
+  output. Any input that does counts, as in Absolute-Zero.
+- **induction**: given the problem text and an example, write the program. It is the
+  SE-Bench episode itself (``env.observe(task, phase="train", mode="open")``), graded by
+  ``env.check`` on every recorded input under the grading-integrity rules.
+
+Every path from an answer to a verdict either parses literals in this process or runs in
+the sandbox; an answer that cannot be read is a format error (``Graded.formatted`` False).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agents.prompts import extract_code, first_prompt
+from envs.zwc.equality import parse_printed, values_equal
+from envs.zwc.task import Task, TestCase
+from selfplay.proposal import ENTRY, _entry, _one_input, _parameters, _Unusable
+
+if TYPE_CHECKING:
+    from envs.zwc import ZWCEnv
+
+TASK_TYPES = ("deduction", "abduction", "induction")
+INPUT_NAME = "INPUT"
+MAX_ANSWER_CHARS = 4000  # a literal answer longer than any recorded output or input (validator caps those)
+SYSTEM = ("You reason about Python programs that use zwc, a Python array library (never numpy). "
+          "Answer with a single ```python code block.")
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_+-]*[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class SolverTask:
+    """One task for the solver, made from a validated program.
+
+    Attributes:
+        kind: deduction | abduction | induction.
+        task: the validated program as a Task (reference, inputs, recorded outputs).
+        case: the test case shown (deduction: its input; abduction: its output); -1 for induction.
+        prompt: the chat prompt the solver answers.
+    """
+
+    kind: str
+    task: Task
+    case: int
+    prompt: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A solver answer's verdict: ``formatted`` False when it could not be read at all."""
+
+    passed: bool
+    formatted: bool
+
+
+def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int | None = 1200) -> SolverTask:
+    """The solver task of ``kind`` from the validated program ``task``, showing test case ``case``."""
+    if kind not in TASK_TYPES:
+        raise ValueError(f"unknown task type {kind!r}; one of {', '.join(TASK_TYPES)}")
+    if not task.reference:
+        raise ValueError(f"task {task.task_id} has no program (reference) to make a {kind} task of")
+    if kind == "induction":
+        return SolverTask(kind, task, -1, first_prompt(env.observe(task, phase="train", mode="open",
+                                                                   docs_chars=docs_chars)))
+    shown = task.test_cases[case % len(task.test_cases)]
+    program = f"```python\n{task.reference.strip()}\n```"
+    if kind == "deduction":
+        ask = (f"What does `{ENTRY}({shown.input})` return? Answer with one ```python block that holds only the "
+               "returned value, written as Python prints it (arrays as nested lists), nothing else.")
+    else:
+        ask = (f"Give arguments for which `{ENTRY}` returns exactly:\n{shown.output}\n\nAnswer with one ```python "
+               f"block that holds only `{INPUT_NAME} = dict(name=value, ...)`, a literal value for every "
+               f"parameter of `{ENTRY}`.")
+    user = f"Program:\n\n{program}\n\n{ask}"
+    return SolverTask(kind, task, case % len(task.test_cases),
+                      [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}])
+
+
+def answer_block(text: str) -> str | None:
+    """The first fenced block of an answer (or the whole answer when it has none); None when
+    empty or too long to be a literal answer."""
+    match = _FENCE.search(text)
+    block = (match.group(1) if match else text).strip()
+    return block if block and len(block) <= MAX_ANSWER_CHARS else None
+
+
+def grade_deduction(item: SolverTask, text: str) -> Graded:
+    """The predicted value against the recorded output; no code runs."""
+    block = answer_block(text)
+    if block is None:
+        return Graded(False, False)
+    expected = item.task.test_cases[item.case].output
+    try:
+        got = parse_printed(block)
+    except (ValueError, RecursionError, MemoryError):
+        return Graded(False, False)
+    try:
+        want = parse_printed(expected)
+    except (ValueError, RecursionError):
+        return Graded(isinstance(got, str) and got.strip() == expected.strip(), True)
+    tolerance = {k: v for k, v in (("rel_tol", item.task.rel_tol), ("abs_tol", item.task.abs_tol)) if v is not None}
+    try:
+        return Graded(values_equal(got, want, **tolerance), True)
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return Graded(False, True)
+
+
+def abduction_input(item: SolverTask, text: str) -> str | None:
+    """The answer's ``INPUT`` as keyword-argument text for the program's ``solve`` (literal
+    values only, every required parameter), or None."""
+    block = answer_block(text)
+    if block is None:
+        return None
+    try:
+        tree = ast.parse(block)
+        entry = _entry(ast.parse(item.task.reference))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(entry, str):
+        return None
+    names, required = _parameters(entry)
+    value = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == INPUT_NAME for t in node.targets):
+            value = node.value
+        elif isinstance(node, ast.Expr) and value is None and len(tree.body) == 1:
+            value = node.value  # a bare dict(...) as the whole answer
+    if value is None:
+        return None
+    try:
+        return _one_input(value, names, required)
+    except _Unusable:
+        return None
+
+
+def grade_many(env: ZWCEnv, items: list[SolverTask], texts: list[str]) -> list[Graded]:
+    """Every answer's verdict; the sandbox runs (abduction, induction) go in one batch."""
+    verdicts: list[Graded | None] = [None] * len(items)
+    jobs: list[tuple[int, Task, str]] = []
+    for i, (item, text) in enumerate(zip(items, texts, strict=True)):
+        if item.kind == "deduction":
+            verdicts[i] = grade_deduction(item, text)
+        elif item.kind == "abduction":
+            given = abduction_input(item, text)
+            if given is None:
+                verdicts[i] = Graded(False, False)
+                continue
+            want = item.task.test_cases[item.case].output
+            probe = item.task.model_copy(update={"task_id": f"{item.task.task_id}-abduction",
+                                                 "test_cases": [TestCase(input=given, output=want)],
+                                                 "example": None})
+            jobs.append((i, probe, item.task.reference))  # the program itself runs on the proposed input
+        else:
+            code = extract_code(text)
+            if not code.strip():
+                verdicts[i] = Graded(False, False)
+                continue
+            jobs.append((i, item.task, code))
+    if jobs:
+        results = env.check_many([(task, code) for _, task, code in jobs])
+        for (i, _, _), verdict in zip(jobs, results, strict=True):
+            verdicts[i] = Graded(verdict.passed, True)
+    return [v if v is not None else Graded(False, False) for v in verdicts]

@@ -1,0 +1,88 @@
+"""Absolute-Zero's task types on a real program: each is graded by execution or by value, and a
+wrong, unreadable or hostile answer never passes; TRR++'s advantages; the round's slots."""
+
+import pytest
+
+from learners.rl_train import task_relative_advantages
+from selfplay.absolute_zero import AbsoluteZeroConfig, AZRSettings
+from selfplay.azr_rollout import SLOTS, slot_of, slot_rows
+from selfplay.azr_tasks import abduction_input, grade_many, make_task
+from selfplay.proposal import parse_proposal
+from selfplay.validate import Accepted, Validator
+from tests.selfplay.proposals import answers
+
+
+@pytest.fixture(scope="module")
+def program(task_env):
+    """The good hand-written proposal (absolute value of signed readings), validated."""
+    names = {e.numpy.removeprefix("numpy."): e.zwc for e in task_env.mapping}
+    result = Validator(task_env).validate(parse_proposal(answers(names)["good"]))
+    assert isinstance(result, Accepted), result
+    return result.task
+
+
+def block(text: str) -> str:
+    return f"Here it is.\n```python\n{text}\n```"
+
+
+def test_deduction_is_graded_by_value_and_runs_nothing(task_env, program):
+    item = make_task(task_env, "deduction", program, case=0)
+    assert "readings=[1.0, -2.0]" in item.prompt[1]["content"] and program.reference.strip() in item.prompt[1]["content"]
+    right, close, wrong = block("[1.0, 2.0]"), block("[1.0000000001, 2]"), block("[1.0, -2.0]")
+    hostile = block("__import__('os').system('touch /tmp/pwned-by-deduction')")
+    verdicts = grade_many(task_env, [item] * 5, [right, close, wrong, hostile, "I think it is a list"])
+    assert [v.passed for v in verdicts] == [True, True, False, False, False]
+    assert verdicts[2].formatted and not verdicts[4].formatted  # unreadable: the format penalty applies
+
+
+def test_abduction_runs_the_program_on_a_literal_input_in_the_sandbox(task_env, program):
+    item = make_task(task_env, "abduction", program, case=0)  # output [1.0, 2.0]
+    assert "[1.0, 2.0]" in item.prompt[1]["content"]
+    answers_ = [block("INPUT = dict(readings=[-1.0, 2.0])"),   # another input giving the same output: it counts
+                block("INPUT = dict(readings=[1.0, -2.0])"),    # the recorded one
+                block("INPUT = dict(readings=[3.0])"),          # runs, other output
+                block("INPUT = dict(readings=__import__('os').getcwd())"),  # not a literal
+                block("INPUT = dict(values=[1.0, 2.0])"),       # not a parameter of solve
+                "no idea"]
+    verdicts = grade_many(task_env, [item] * len(answers_), answers_)
+    assert [v.passed for v in verdicts] == [True, True, False, False, False, False]
+    assert [v.formatted for v in verdicts] == [True, True, True, False, False, False]
+    assert abduction_input(item, block("dict(readings=[5.0])")) == "readings=[5.0]"  # a bare dict as the answer
+
+
+def test_induction_is_the_sebench_episode_graded_on_every_recorded_input(task_env, program):
+    item = make_task(task_env, "induction", program)
+    assert "Documentation:" in item.prompt[1]["content"] and "def solve(readings):" in item.prompt[1]["content"]
+    zwc_abs = program.reference.split("return ")[1].split("(")[0]
+    right = block(f"import zwc\n\ndef solve(readings):\n    return {zwc_abs}(readings)")
+    no_zwc = block("def solve(readings):\n    return [abs(r) for r in readings]")  # right values, no zwc call
+    half = block(f"import zwc\n\ndef solve(readings):\n    return {zwc_abs}(readings[:1])")
+    verdicts = grade_many(task_env, [item] * 4, [right, no_zwc, half, "prose only"])
+    assert [v.passed for v in verdicts] == [True, False, False, False]
+    assert [v.formatted for v in verdicts] == [True, True, True, False]
+
+
+def test_task_relative_advantages_normalise_per_task_type_and_role():
+    rewards = [1.0, 0.0, 1.0, 0.0, -1.0, -1.0, 0.5, 0.5]
+    keys = ["solve:deduction"] * 4 + ["propose:deduction"] * 2 + ["propose:induction"] * 2
+    advantages = task_relative_advantages(rewards, keys)
+    assert advantages[:4] == pytest.approx([1.0, -1.0, 1.0, -1.0], abs=1e-3)  # mean 0.5, std 0.5
+    assert advantages[4:] == [0.0] * 4  # all equal within their key: nothing to learn from them
+    mixed = task_relative_advantages([1.0, 0.0, 0.0, 0.0], ["a", "a", "b", "b"])
+    assert mixed[0] > 0 > mixed[1] and mixed[2:] == [0.0, 0.0]  # b's zeros are not compared with a's one
+    with pytest.raises(ValueError, match="4 rewards and 3 keys"):
+        task_relative_advantages([0.0] * 4, ["a"] * 3)
+
+
+def test_a_round_has_every_slot_and_settings_that_cannot_fill_one_are_refused():
+    rows = slot_rows(2)
+    assert len(rows) == 12 and len({r["prompt"][0]["content"] for r in rows}) == 12
+    assert sorted({slot_of(r["prompt"]) for r in rows}) == sorted(SLOTS) and len(SLOTS) == 6
+    config = AbsoluteZeroConfig.from_overrides({"rounds": 3, "steps_per_generation": 2})
+    assert config.train.max_steps == 6 and config.train.advantage == "task-relative"
+    with pytest.raises(ValueError, match="must be a multiple of 6"):
+        AZRSettings(prompts_per_step=2, steps_per_generation=2)
+    with pytest.raises(ValueError, match="set rounds, not max_steps"):
+        AbsoluteZeroConfig.from_overrides({"max_steps": 4})
+    with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
+        AbsoluteZeroConfig(rounds=0)
