@@ -558,13 +558,14 @@ def _register_commands() -> None:
     from benchmarks.cli_check import check_learner_command
     from benchmarks.cli_learners import learners_command
     from benchmarks.cli_report import report_command
-    from benchmarks.cli_selfplay import selfplay_command
+    from benchmarks.cli_selfplay import selfplay_command, selfplay_compare_command
 
     app.command("learners")(learners_command)
     app.command("check-learner")(check_learner_command)
     app.command("check-backend")(check_backend_command)
     app.command("report")(report_command)
     app.command("selfplay")(selfplay_command)
+    app.command("selfplay-compare")(selfplay_compare_command)
 
 
 _register_commands()

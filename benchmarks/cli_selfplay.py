@@ -12,6 +12,7 @@ larger ``--rounds`` goes on from the last one. Registered in ``benchmarks.cli`` 
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
 from pathlib import Path
 from typing import Literal
@@ -106,3 +107,53 @@ def _require_selfplay_learner(name: str) -> None:
     raise typer.BadParameter(f"{name!r} is not a self-play learner (its settings have no rounds); self-play "
                              f"learners: {', '.join(selfplay)}; train it with `sebench evolve --learner {name}`",
                              param_hint="--learner")
+
+
+def selfplay_compare_command(
+    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    out: Path = typer.Option(..., "--out", help="Report directory (report.md, selfplay.png, summary.json)."),
+    model: str = typer.Option("qwen2.5-coder-0.5b", "--model", help="The base model (local weights)."),
+    dtype: Literal["auto", "bfloat16", "float32"] = typer.Option("auto", "--dtype", help="As sebench evolve."),
+    learners: str = typer.Option("closed-sft,closed-sft-self,open-sft-self,absolute-zero", "--learners",
+                                 help="Comma-separated, among closed-sft, closed-sft-self, open-sft-self, "
+                                      "absolute-zero."),
+    train_limit: int = typer.Option(8, "--train-limit", help="The train slice every learner draws on."),
+    rounds: int = typer.Option(2, "--rounds", help="Self-play rounds."),
+    proposals: int = typer.Option(8, "--proposals", help="Tasks proposed per round."),
+    sft_steps: int = typer.Option(8, "--sft-steps", help="Closed-SFT's steps, and each SFT self-play round's."),
+    n: int = typer.Option(2, "--n", help="Samples per test task (pass@k for k <= n)."),
+    limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
+    probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
+    gather_model: str = typer.Option("reference", "--gather-model", help="Closed-SFT's teacher."),
+    max_tokens: int = typer.Option(160, "--max-tokens"),
+    settings: list[str] = typer.Option([], "--set", help="Self-play setting KEY=VALUE (repeatable), for each "
+                                                         "self-play learner."),
+) -> None:
+    """SFT self-play against RL self-play: recall and closed-book pass@k, and every round's figures."""
+    from benchmarks.cli import _load_env, _overrides
+    from benchmarks.selfplay_compare import HEADER, ROUND_HEADER, round_rows, selfplay_compare, table_rows, verdict
+
+    names = tuple(n.strip() for n in learners.split(",") if n.strip())
+    env = _load_env(zwc)
+    try:
+        rows = selfplay_compare(env, out, model=model, learners=names, train_limit=train_limit, rounds=rounds,
+                                proposals=proposals, sft_steps=sft_steps, n=n, limit=limit, probe_limit=probe_limit,
+                                gather_model=gather_model or None, max_tokens=max_tokens,
+                                settings=_overrides(settings), dtype=dtype)
+    except (RuntimeError, ValueError) as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    finally:
+        env.close()
+    failed = list(json.loads((out / "summary.json").read_text())["config"]["failed"])
+    console = Console(width=max(Console().width, 160))
+    for header, cells, title in ((HEADER, table_rows(rows, out), f"self-play, closed-book: {model}"),
+                                 (ROUND_HEADER, round_rows(rows, out, failed), "rounds")):
+        table = Table(title=title)
+        for col in header:
+            table.add_column(col)
+        for line in cells:
+            table.add_row(*line)
+        console.print(table)
+    console.print(verdict(rows))
+    console.print(f"report: {out / 'report.md'}")

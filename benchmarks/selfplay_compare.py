@@ -1,0 +1,248 @@
+"""Self-play on one build: Closed-SFT-self, Open-SFT-self and Absolute-Zero against base and Closed-SFT.
+
+SE-Bench's third finding (§4.3, Qwen3-8B, single-function): self-play internalises the
+library when coupled with SFT (Closed-SFT-self 22.5) and not with RL (Absolute-Zero 0.0).
+Every learner draws on the same train slice (the first ``train_limit`` train tasks: the
+self-play proposers sample functions and worked examples from it, Closed-SFT trains on it),
+and each model is probed for API recall and evaluated closed-book on the single_test tasks of
+the slice's functions, as ``sft_compare`` and ``rl_compare`` do.
+
+Writes ``OUT/report.md`` (the comparison, then each self-play run's rounds: proposals,
+acceptance by reason, solve rate, learnability), ``OUT/selfplay.png`` and ``OUT/summary.json``.
+Each learner's run is under ``OUT/<learner>/``, and its measured row in ``OUT/<learner>/row.json``:
+a rerun after a kill neither retrains nor re-evaluates a finished row (evaluation samples at
+temperature, so re-evaluating would print another figure for the same model).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from agents import Agent, EvalReport
+from agents.evaluate import _code_version
+from agents.models.dtype import resolve_dtype
+from agents.probe import ProbeReport
+from benchmarks.runs import evolve_run
+from benchmarks.sft_compare import SFTRow, measure
+from envs.zwc import ZWCEnv
+
+SELFPLAY = ("closed-sft-self", "open-sft-self", "absolute-zero")
+DEFAULT_LEARNERS = ("closed-sft", *SELFPLAY)
+ROW_FILE = "row.json"
+
+
+def learner_settings(name: str, train_limit: int, sft_steps: int, rounds: int, proposals: int,
+                     gather_model: str | None, extra: dict[str, Any]) -> dict[str, Any]:
+    """The settings of one row: the same train slice for all; ``extra`` (``--set``) for the
+    self-play learners only: ``KEY`` for each of them, ``LEARNER.KEY`` for that one
+    (``absolute-zero.num_generations``)."""
+    if name == "closed-sft":
+        return {"limit": train_limit, "gather_model": gather_model, "max_steps": sft_steps}
+    if name not in SELFPLAY:
+        raise ValueError(f"selfplay-compare runs closed-sft and {', '.join(SELFPLAY)}; got {name!r}")
+    settings: dict[str, Any] = {"limit": train_limit, "rounds": rounds}
+    if name != "absolute-zero":  # its proposals per round are its slots x num_generations
+        settings |= {"proposals": proposals, "max_steps": sft_steps}
+    shared = {k: v for k, v in extra.items() if "." not in k}
+    own = {k.split(".", 1)[1]: v for k, v in extra.items() if k.startswith(f"{name}.")}
+    return {**settings, **shared, **own}
+
+
+def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b",
+                     learners: tuple[str, ...] = DEFAULT_LEARNERS, train_limit: int = 8, rounds: int = 2,
+                     proposals: int = 8, sft_steps: int = 8, n: int = 2, limit: int | None = None,
+                     probe_limit: int | None = None, gather_model: str | None = "reference",
+                     max_tokens: int = 160, settings: dict | None = None, dtype: str = "auto") -> list[SFTRow]:
+    """Measure base and each learner's model; ``settings`` go to the self-play learners only."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    configs = {name: learner_settings(name, train_limit, sft_steps, rounds, proposals, gather_model,
+                                      settings or {}) for name in learners}  # every name checked before any work
+    functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
+    numpy_paths = {f"numpy.{f}" for f in functions}
+    common = {"model": model, "n": n, "limit": limit, "probe_limit": probe_limit, "functions": functions,
+              "max_tokens": max_tokens, "dtype": resolve_dtype(dtype), "zwc": env.mapping.origin}
+    rows = [_row("base", out / "base", common, lambda: _measured(
+        "base", Agent(model=model, max_tokens=max_tokens, dtype=dtype), {}, env, out, functions, numpy_paths, n,
+        limit, probe_limit, out / "base"))]
+    gc.collect()
+    failed: dict[str, str] = {}
+    for name in learners:
+        folder = out / name
+
+        def run(name=name, folder=folder) -> SFTRow:
+            agent, report = evolve_run(env, name, folder, model=model, settings=configs[name],
+                                       max_tokens=max_tokens, dtype=dtype)
+            train = dict(getattr(agent.learner, "train_result", None) or report.details)
+            return _measured(name, agent, train, env, out, functions, numpy_paths, n, limit, probe_limit, folder)
+
+        try:
+            rows.append(_row(name, folder, {**common, "settings": configs[name]}, run))
+        except RuntimeError as exc:  # e.g. SFT self-play kept nothing to train on: said, and the others still run
+            failed[name] = str(exc)
+            print(f"warning: {name}: no model to measure: {exc}", file=sys.stderr, flush=True)
+        gc.collect()  # each row's model goes before the next trains
+    config = {**common, "learners": list(learners), "train_limit": train_limit, "rounds": rounds,
+              "proposals": proposals, "sft_steps": sft_steps, "gather_model": gather_model,
+              "settings": settings or {}, "failed": failed, "code_version": _code_version(),
+              "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    write_report(rows, out, config)
+    return rows
+
+
+def _measured(name, agent, train, env, out, functions, numpy_paths, n, limit, probe_limit, folder) -> SFTRow:
+    row = measure(name, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder)
+    del agent
+    return row
+
+
+def _row(name: str, folder: Path, config: dict, make) -> SFTRow:
+    """The row measured before with the same ``config`` (``folder/row.json``), else ``make()``'s,
+    recorded."""
+    path = folder / ROW_FILE
+    if path.is_file():
+        saved = json.loads(path.read_text())
+        if saved.get("config") == json.loads(json.dumps(config)):
+            return row_from_dict(saved["row"])
+    row = make()
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"config": config, "row": row_to_dict(row)}, indent=1, default=str) + "\n")
+    return row
+
+
+def row_to_dict(row: SFTRow) -> dict:
+    probe = {k: v for k, v in asdict(row.probe).items() if k != "answers"}  # the answers stay in probe.json
+    return {"name": row.name, "probe": probe, "trained_recall": row.trained_recall,
+            "evaluation": asdict(row.evaluation), "train": row.train}
+
+
+def row_from_dict(data: dict) -> SFTRow:
+    evaluation = dict(data["evaluation"])
+    evaluation["pass_at"] = {int(k): v for k, v in evaluation["pass_at"].items()}
+    return SFTRow(data["name"], ProbeReport(**data["probe"]), data["trained_recall"], EvalReport(**evaluation),
+                  data["train"])
+
+
+def rounds_of(folder: Path) -> list[dict]:
+    """A self-play run's round records (``rounds.jsonl`` at the top of its state directory)."""
+    from selfplay.curriculum import RoundLog
+
+    for path in (folder / "learner" / "rounds.jsonl", folder / "rounds.jsonl"):
+        if path.is_file():
+            return [r.model_dump(mode="json") | {"acceptance_rate": r.acceptance_rate}
+                    for r in RoundLog(path).records]
+    return []
+
+
+def verdict(rows: list[SFTRow]) -> str:
+    """Whether SFT self-play is above RL self-play here (the paper's finding), either way."""
+    by = {r.name: r for r in rows}
+    sft = [by[k] for k in ("closed-sft-self", "open-sft-self") if k in by]
+    if not sft or "absolute-zero" not in by:
+        return ""
+    best = max(sft, key=lambda r: r.evaluation.pass_at.get(1, 0.0))
+    rl = by["absolute-zero"]
+    b, r = best.evaluation.pass_at.get(1, 0.0), rl.evaluation.pass_at.get(1, 0.0)
+    base = by["base"].evaluation.pass_at.get(1, 0.0) if "base" in by else 0.0
+    outcome = "holds" if b > r else "does not hold (equal)" if b == r else "does not hold (reversed)"
+    return (f"The best SFT self-play learner ({best.name}) reaches {100 * b:.1f}% closed-book pass@1 "
+            f"(recall of the trained functions {100 * best.trained_recall:.1f}%), Absolute-Zero {100 * r:.1f}% "
+            f"({100 * rl.trained_recall:.1f}%), the base model {100 * base:.1f}%: the paper's finding (SFT self-play "
+            f"above RL self-play) {outcome} here.")
+
+
+HEADER = ["model", "recall (all)", "recall (trained fns)", "pass@1", "best pass@k", "rounds", "accepted / proposed",
+          "kept / trained on", "train s"]
+
+
+def table_rows(rows: list[SFTRow], out: Path) -> list[list[str]]:
+    lines = []
+    for r in rows:
+        top = max(r.evaluation.pass_at, default=0)
+        t = r.train
+        records = rounds_of(out / r.name) if r.name in SELFPLAY else []
+        accepted = (f"{sum(x['accepted'] for x in records)} / {sum(x['proposals'] for x in records)}"
+                    if records else "-")
+        kept = t.get("kept", t.get("solver_completions", "-")) if records else t.get("samples", "-")
+        lines.append([r.name, f"{100 * r.probe.recall:.1f}%", f"{100 * r.trained_recall:.1f}%",
+                      f"{100 * r.evaluation.pass_at.get(1, 0):.1f}%",
+                      f"{100 * r.evaluation.pass_at.get(top, 0):.1f}% @{top}" if top else "-",
+                      str(len(records)) if records else "-", accepted, str(kept),
+                      str(t.get("train_seconds", t.get("seconds", "-")))])
+    return lines
+
+
+ROUND_HEADER = ["learner", "round", "proposals", "accepted", "acceptance", "rejections by reason", "solve rate",
+                "learnability", "seconds"]
+
+
+def round_rows(rows: list[SFTRow], out: Path, failed: list[str] = ()) -> list[list[str]]:
+    """Every round of every self-play run, those of a run that ended without a model included."""
+    lines = []
+    for name in [r.name for r in rows] + list(failed):
+        for x in rounds_of(out / name) if name in SELFPLAY else []:
+            rejected = ", ".join(f"{k} {v}" for k, v in x["rejections"].items()) or "-"
+            lines.append([name, str(x["round"]), str(x["proposals"]), str(x["accepted"]),
+                          f"{100 * x['acceptance_rate']:.0f}%", rejected,
+                          "-" if x["solve_rate"] is None else f"{x['solve_rate']:.2f}",
+                          "-" if x["learnability"] is None else f"{x['learnability']:.2f}", f"{x['seconds']:.0f}"])
+    return lines
+
+
+def write_report(rows: list[SFTRow], out: Path, config: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (bars, curves) = plt.subplots(1, 2, figsize=(11, 3.6))
+    xs = range(len(rows))
+    width = 0.4
+    bars.bar([x - width / 2 for x in xs], [100 * r.trained_recall for r in rows], width, label="recall (trained fns)")
+    bars.bar([x + width / 2 for x in xs], [100 * r.evaluation.pass_at.get(1, 0) for r in rows], width,
+             label="pass@1 closed-book")
+    bars.set_xticks(list(xs), [r.name for r in rows], rotation=20, ha="right", fontsize=8)
+    bars.set_ylabel("%")
+    bars.legend(fontsize=7)
+    for r in rows:
+        records = rounds_of(out / r.name) if r.name in SELFPLAY else []
+        points = [(x["round"], 100 * x["solve_rate"]) for x in records if x["solve_rate"] is not None]
+        if points:
+            curves.plot(*zip(*points, strict=True), marker="o", label=f"{r.name} solve rate")
+        accepted = [(x["round"], 100 * x["acceptance_rate"]) for x in records]
+        if accepted:
+            curves.plot(*zip(*accepted, strict=True), marker="s", linestyle="--", label=f"{r.name} acceptance")
+    curves.set_xlabel("round")
+    curves.set_ylabel("%")
+    curves.set_ylim(-3, 103)
+    curves.set_title("self-play rounds")
+    if curves.lines:
+        curves.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "selfplay.png", dpi=110)
+    plt.close(fig)
+    lines = [f"# Self-play, closed-book: {config['model']}", "",
+             f"Train slice: the first {config['train_limit']} train tasks ({len(config['functions'])} functions); "
+             f"{config['rounds']} rounds of {config['proposals']} proposals; n = {config['n']} samples per test task; "
+             f"zwc {config['zwc']}; code {config['code_version']}; {config['date']}.", "",
+             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows, out)]
+    for name, why in config.get("failed", {}).items():
+        lines.append(f"| {name} | no model: {why[:300]} |" + " |" * (len(HEADER) - 2))
+    per_round = round_rows(rows, out, list(config.get("failed", {})))
+    if per_round:
+        lines += ["", "## Rounds", "", "| " + " | ".join(ROUND_HEADER) + " |", "|" + "---|" * len(ROUND_HEADER)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in per_round]
+    sentence = verdict(rows)
+    lines += ["", sentence, "", "![self-play](selfplay.png)", ""]
+    (out / "report.md").write_text("\n".join(lines))
+    names = [r.name for r in rows] + list(config.get("failed", {}))
+    summary = {"config": config, "verdict": sentence, "rows": [row_to_dict(r) for r in rows],
+               "rounds": {name: rounds_of(out / name) for name in names if name in SELFPLAY}}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
