@@ -101,7 +101,10 @@ class _Parser:
         if kind == "num":
             return _number(text)
         if kind == "str":
-            return ast.literal_eval(text)
+            try:
+                return ast.literal_eval(text)
+            except (SyntaxError, ValueError) as exc:  # a bad escape ('\\x'): unreadable, not a crash
+                raise ValueError(f"unreadable string {text[:40]!r}: {exc}") from None
         if text in ("[", "("):
             items, trailing_comma = self.sequence("]" if text == "[" else ")")
             if text == "[":

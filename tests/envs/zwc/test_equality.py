@@ -31,7 +31,9 @@ def test_parse_non_finite():
     assert math.isnan(got[0]) and got[1] == math.inf and got[2] == -math.inf
 
 
-@pytest.mark.parametrize("text", ["[1 2", "abc def", "[1, ..., 9]", ""])
+# a bad escape inside a string token ("['\\x']" printed by a candidate) once raised SyntaxError,
+# which no caller catches: the grader crashed instead of failing the answer
+@pytest.mark.parametrize("text", ["[1 2", "abc def", "[1, ..., 9]", "", "['\\x']", "[1, '\\N{nope}']"])
 def test_unparseable_outputs_raise(text):
     with pytest.raises(ValueError):
         parse_printed(text)
