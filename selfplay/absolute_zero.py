@@ -24,6 +24,7 @@ settings on the same state are refused.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -72,6 +73,12 @@ class AZRSettings(RLSettings):
         if (self.prompts_per_step * self.steps_per_generation) % len(SLOTS):
             found.append(f"prompts_per_step x steps_per_generation ({self.prompts_per_step} x "
                          f"{self.steps_per_generation}) must be a multiple of {len(SLOTS)}, the slots of a round")
+        if self.num_iterations != 1:  # a round is steps_per_generation steps: the round log and resume count so
+            found.append(f"num_iterations must be 1 for absolute-zero (got {self.num_iterations}); raise "
+                         "steps_per_generation for more steps per round")
+        if self.save_steps % self.steps_per_generation:  # a resume mid-round would shift every later round
+            found.append(f"save_steps ({self.save_steps}) must be a multiple of steps_per_generation "
+                         f"({self.steps_per_generation}): checkpoints fall between rounds")
         return found
 
 
@@ -194,7 +201,7 @@ def seed_buffers(buffers: dict, proposer, count: int) -> None:
             buffer.extend([task for task, _ in proposer.examples[:count]], round=0, metadata={"seed": True})
 
 
-def _resume_state(root: Path, out_dir: Path, steps_per_round: int) -> Path | None:
+def _resume_state(root: Path, out_dir: Path, steps_per_round: int, capacity: int) -> Path | None:
     """The checkpoint to resume from; the rounds after it leave the round log and the buffers."""
     from selfplay.buffer import TaskBuffer
 
@@ -204,7 +211,7 @@ def _resume_state(root: Path, out_dir: Path, steps_per_round: int) -> Path | Non
     if any(r.round >= done for r in log.records):
         rewrite_records(log.path, [r.model_dump(mode="json") for r in log.records if r.round < done])
     for kind in TASK_TYPES:
-        TaskBuffer.in_run(root, kind).discard_rounds_after(done - 1)
+        TaskBuffer.in_run(root, kind, capacity).discard_rounds_after(done - 1)
     return resume
 
 
@@ -225,15 +232,22 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
            "config": json.loads(json.dumps({k: v for k, v in asdict(config).items()
                                             if k not in ("state_dir", "model_dir")})),
            "tasks": [t.task_id for t in tasks]}
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise AbsoluteZeroError("absolute-zero runs in one process (one GPU or the CPU): each rank would run its own "
+                                "round on the shared buffers and round log; launch it without accelerate/torchrun")
     try:
         done = finished_result(out_dir, model_dir, run)
     except FinishedRunMismatch as exc:
         raise AbsoluteZeroError(str(exc)) from None
     if done is not None:
         return done
+    if (out_dir / "train_result.json").is_file():  # finished, but its model is not where this run writes one
+        raise AbsoluteZeroError(f"{out_dir} holds a finished run whose model is not at {model_dir}; evolve into "
+                                "another state_dir (--out), or delete it to start over (its rounds and buffers "
+                                "would be redone)")
     out_dir.mkdir(parents=True, exist_ok=True)
-    resume = _resume_state(root, out_dir, settings.steps_per_generation)
-    same_run(out_dir, run, resume)
+    same_run(out_dir, run, last_checkpoint(out_dir))  # before anything of the earlier run is dropped
+    resume = _resume_state(root, out_dir, settings.steps_per_generation, config.capacity)
     proposer = Proposer(env, model=None, tasks=tasks,
                         config=ProposerConfig(references=config.references, docs_chars=config.docs_chars,
                                               temperature=settings.temperature,

@@ -17,7 +17,8 @@ the policy saw (trl's ``rollout_func`` contract: other fields go to the reward f
    Absolute-Zero does), and its group answers the *t* task made from it; each answer is graded
    by execution (``azr_tasks.grade_many``).
 4. **reward** (Absolute-Zero's eq. 6): a proposal earns its learnability if it was kept,
-   ``invalid_penalty`` if it parsed but was rejected, ``format_penalty`` if it did not parse;
+   ``invalid_penalty`` if it parsed but was rejected or copies a program it was shown (reason
+   ``copied``: a verbatim copy would pass validation for free), ``format_penalty`` if it did not parse;
    an answer earns 1 if right, 0 if readable but wrong, ``format_penalty`` if unreadable.
    ``AZRReward`` hands these to trl with their slot as the key of the task-relative baseline
    (TRR++, ``learners.rl_train.task_relative_advantages``).
@@ -28,6 +29,7 @@ reason, solve rate and learnability of the accepted programs, per-type solver pa
 
 from __future__ import annotations
 
+import ast
 import random
 import time
 from collections import Counter
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from selfplay.azr_tasks import TASK_TYPES, SolverTask, grade_many, make_task
 from selfplay.curriculum import RoundLog, RoundRecord, learnability
-from selfplay.reasons import PARSE_REASONS, Rejected
+from selfplay.reasons import Reason, Rejected
 from selfplay.validate import Accepted, ValidationReport
 
 if TYPE_CHECKING:
@@ -125,18 +127,25 @@ class AZRRollout:
         self._say(f"round {number}: validating {len(items)}")
         results = self.validator.validate_many(items) if items else []
 
-        # 2. estimate each kept program's learnability with the current policy
+        # 2. estimate each kept program's learnability with the current policy; a copy of a program
+        # the proposer was shown (a worked example, a buffer reference, a seed) is not new
+        known = self._known_programs()
+        copied = 0
         kept: dict[str, tuple[str, Accepted]] = {}
-        for i, result in zip(owners, results, strict=True):
-            if isinstance(result, Accepted):
+        for n, (i, result) in enumerate(zip(owners, results, strict=True)):
+            if isinstance(result, Accepted) and program_key(result.task.reference) in known:
+                results[n] = Rejected(Reason.COPIED, "the program of a task the proposer was shown",
+                                      result.proposal.text, result.proposal.functions)
+                copied += 1
+            elif isinstance(result, Accepted):
                 kept.setdefault(result.task.task_id, (slots[i].split(":")[1], result))
         estimates = self._estimate(trainer, kept, rng, number)
-        for i, result in zip(owners, results, strict=True):
+        for i, item, result in zip(owners, items, results, strict=True):
             if isinstance(result, Accepted):
                 rewards[i] = learnability(estimates[result.task.task_id])
-            elif isinstance(result, Rejected) and result.reason in PARSE_REASONS:
+            elif isinstance(item, Rejected):  # the answer did not parse as a proposal
                 rewards[i] = self.penalties.format_penalty
-            else:
+            else:  # parsed, then refused by the validator (or a copy)
                 rewards[i] = self.penalties.invalid_penalty
         new = 0
         for task_id, (kind, result) in kept.items():
@@ -172,7 +181,7 @@ class AZRRollout:
         extra = {"proposer_reward": {k: _mean([rewards[i] for g in proposing for i in g
                                                if slots[i] == f"propose:{k}"]) for k in TASK_TYPES},
                  "solver_pass_rate": {k: _mean(v) for k, v in solved.items()},
-                 "buffers": {k: len(b) for k, b in self.buffers.items()}, "new_tasks": new,
+                 "buffers": {k: len(b) for k, b in self.buffers.items()}, "new_tasks": new, "copies": copied,
                  "step": trainer.state.global_step}
         self.log.append(RoundRecord.from_round(number, report, per_task, seconds=time.perf_counter() - started,
                                                **extra))
@@ -181,6 +190,11 @@ class AZRRollout:
         logprobs = None if any(lp is None for lp in ids["logprobs"]) else ids["logprobs"]
         return {"prompt_ids": ids["prompt"], "completion_ids": ids["completion"], "logprobs": logprobs,
                 "azr_reward": rewards, "azr_key": slots}
+
+    def _known_programs(self) -> set[str]:
+        """The programs a proposal may not copy: every buffer's and every worked example's."""
+        tasks = [t for b in self.buffers.values() for t in b.tasks()] + [t for t, _ in self.proposer.examples]
+        return {program_key(t.reference) for t in tasks if t.reference}
 
     def _estimate(self, trainer, kept: dict[str, tuple[str, Accepted]], rng: random.Random,
                   number: int) -> dict[str, list[bool]]:
@@ -217,6 +231,20 @@ class AZRRollout:
     def _say(self, text: str) -> None:
         if self.say is not None:
             self.say(text)
+
+
+def program_key(source: str) -> str:
+    """A program's identity up to formatting, comments and docstrings (the AST without them)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source.strip()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, annotate_fields=False)
 
 
 def _mean(values: list) -> float | None:

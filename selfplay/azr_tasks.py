@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 TASK_TYPES = ("deduction", "abduction", "induction")
 INPUT_NAME = "INPUT"
+ABDUCTION_RUNS = 2  # runs of the program on an abduction answer; every one must give the output
 MAX_ANSWER_CHARS = 4000  # a literal answer longer than any recorded output or input (validator caps those)
 SYSTEM = ("You reason about Python programs that use zwc, a Python array library (never numpy). "
           "Answer with a single ```python code block.")
@@ -73,6 +74,8 @@ def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int
         raise ValueError(f"unknown task type {kind!r}; one of {', '.join(TASK_TYPES)}")
     if not task.reference:
         raise ValueError(f"task {task.task_id} has no program (reference) to make a {kind} task of")
+    if task.is_official:  # graded against right_exe_result by the official rule: recorded outputs first
+        task = with_recorded_outputs(task)
     if kind == "induction":
         return SolverTask(kind, task, -1, first_prompt(env.observe(task, phase="train", mode="open",
                                                                    docs_chars=docs_chars)))
@@ -88,6 +91,15 @@ def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int
     user = f"Program:\n\n{program}\n\n{ask}"
     return SolverTask(kind, task, case % len(task.test_cases),
                       [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}])
+
+
+def with_recorded_outputs(task: Task) -> Task:
+    """An official task (graded against ``right_exe_result``) as one whose test cases hold the
+    graded truth as outputs, so a single test case can be shown and graded on its own."""
+    if not task.is_official:
+        return task
+    cases = [TestCase(input=c.input, output=o) for c, o in zip(task.test_cases, task.expected_outputs(), strict=True)]
+    return task.model_copy(update={"test_cases": cases, "right_exe_result": None, "example": None})
 
 
 def answer_block(text: str) -> str | None:
@@ -106,7 +118,7 @@ def grade_deduction(item: SolverTask, text: str) -> Graded:
     expected = item.task.test_cases[item.case].output
     try:
         got = parse_printed(block)
-    except (ValueError, RecursionError, MemoryError):
+    except Exception:  # noqa: BLE001 - whatever the text does to the parser, it is unreadable, never a crash
         return Graded(False, False)
     try:
         want = parse_printed(expected)
@@ -115,7 +127,7 @@ def grade_deduction(item: SolverTask, text: str) -> Graded:
     tolerance = {k: v for k, v in (("rel_tol", item.task.rel_tol), ("abs_tol", item.task.abs_tol)) if v is not None}
     try:
         return Graded(values_equal(got, want, **tolerance), True)
-    except (TypeError, ValueError, RecursionError, OverflowError):
+    except Exception:  # noqa: BLE001 - values that cannot be compared are not equal
         return Graded(False, True)
 
 
@@ -163,7 +175,10 @@ def grade_many(env: ZWCEnv, items: list[SolverTask], texts: list[str]) -> list[G
             probe = item.task.model_copy(update={"task_id": f"{item.task.task_id}-abduction",
                                                  "test_cases": [TestCase(input=given, output=want)],
                                                  "example": None})
-            jobs.append((i, probe, item.task.reference))  # the program itself runs on the proposed input
+            # the program itself runs on the proposed input, twice: a program whose answer on inputs
+            # other than its own is random (it passed the validator's determinism check on its own
+            # INPUTS only) must not pay its proposer for lucky draws
+            jobs += [(i, probe, item.task.reference)] * ABDUCTION_RUNS
         else:
             code = extract_code(text)
             if not code.strip():
@@ -172,6 +187,9 @@ def grade_many(env: ZWCEnv, items: list[SolverTask], texts: list[str]) -> list[G
             jobs.append((i, item.task, code))
     if jobs:
         results = env.check_many([(task, code) for _, task, code in jobs])
+        passed: dict[int, bool] = {}
         for (i, _, _), verdict in zip(jobs, results, strict=True):
-            verdicts[i] = Graded(verdict.passed, True)
+            passed[i] = passed.get(i, True) and verdict.passed
+        for i, ok in passed.items():
+            verdicts[i] = Graded(ok, True)
     return [v if v is not None else Graded(False, False) for v in verdicts]

@@ -35,6 +35,7 @@ class Reason(StrEnum):
     CONSTANT_ANSWER = "constant_answer"    # every input gives the same output: a constant would pass
     OFF_TARGET = "off_target"              # none of the sampled functions ran (only with require_target)
     NUMPY_DISAGREES = "numpy_disagrees"    # the NumPy twin gives other answers
+    COPIED = "copied"                      # Absolute-Zero: the program of a task the proposer was shown
     SANDBOX_ERROR = "sandbox_error"        # our fault, not the proposal's
 
 

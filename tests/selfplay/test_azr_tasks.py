@@ -5,7 +5,7 @@ import pytest
 
 from learners.rl_train import task_relative_advantages
 from selfplay.absolute_zero import AbsoluteZeroConfig, AZRSettings
-from selfplay.azr_rollout import SLOTS, slot_of, slot_rows
+from selfplay.azr_rollout import SLOTS, program_key, slot_of, slot_rows
 from selfplay.azr_tasks import abduction_input, grade_many, make_task
 from selfplay.proposal import parse_proposal
 from selfplay.validate import Accepted, Validator
@@ -30,9 +30,11 @@ def test_deduction_is_graded_by_value_and_runs_nothing(task_env, program):
     assert "readings=[1.0, -2.0]" in item.prompt[1]["content"] and program.reference.strip() in item.prompt[1]["content"]
     right, close, wrong = block("[1.0, 2.0]"), block("[1.0000000001, 2]"), block("[1.0, -2.0]")
     hostile = block("__import__('os').system('touch /tmp/pwned-by-deduction')")
-    verdicts = grade_many(task_env, [item] * 5, [right, close, wrong, hostile, "I think it is a list"])
-    assert [v.passed for v in verdicts] == [True, True, False, False, False]
-    assert verdicts[2].formatted and not verdicts[4].formatted  # unreadable: the format penalty applies
+    bad_escape = block("['\\x']")  # once raised SyntaxError out of the parser and so out of the trainer
+    texts = [right, close, wrong, hostile, "I think it is a list", bad_escape]
+    verdicts = grade_many(task_env, [item] * len(texts), texts)
+    assert [v.passed for v in verdicts] == [True, True, False, False, False, False]
+    assert verdicts[2].formatted and not verdicts[4].formatted and not verdicts[5].formatted
 
 
 def test_abduction_runs_the_program_on_a_literal_input_in_the_sandbox(task_env, program):
@@ -62,6 +64,13 @@ def test_induction_is_the_sebench_episode_graded_on_every_recorded_input(task_en
     assert [v.formatted for v in verdicts] == [True, True, True, False]
 
 
+def test_a_copied_program_is_recognised_whatever_its_formatting_and_docstring():
+    shown = 'import zwc\n\ndef solve(x):\n    """Sum it."""\n    return zwc.a(x)\n'
+    copy = 'import zwc\ndef solve(x):\n    """Add the readings up, a new task!"""\n    # same code\n    return zwc.a( x )\n'
+    assert program_key(shown) == program_key(copy)
+    assert program_key(shown) != program_key(shown.replace("zwc.a(x)", "zwc.a(x) + 1"))
+
+
 def test_task_relative_advantages_normalise_per_task_type_and_role():
     rewards = [1.0, 0.0, 1.0, 0.0, -1.0, -1.0, 0.5, 0.5]
     keys = ["solve:deduction"] * 4 + ["propose:deduction"] * 2 + ["propose:induction"] * 2
@@ -82,6 +91,10 @@ def test_a_round_has_every_slot_and_settings_that_cannot_fill_one_are_refused():
     assert config.train.max_steps == 6 and config.train.advantage == "task-relative"
     with pytest.raises(ValueError, match="must be a multiple of 6"):
         AZRSettings(prompts_per_step=2, steps_per_generation=2)
+    with pytest.raises(ValueError, match="num_iterations must be 1"):
+        AZRSettings(num_iterations=2)
+    with pytest.raises(ValueError, match="checkpoints fall between rounds"):
+        AZRSettings(save_steps=3)
     with pytest.raises(ValueError, match="set rounds, not max_steps"):
         AbsoluteZeroConfig.from_overrides({"max_steps": 4})
     with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
