@@ -24,7 +24,7 @@ from rich.table import Table
 
 def selfplay_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    learner: str = typer.Option(..., "--learner", help="A self-play learner: closed-sft-self | open-sft-self."),
+    learner: str = typer.Option(..., "--learner", help="A self-play learner: closed-sft-self | open-sft-self | absolute-zero."),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model: it proposes, solves and is "
                                                               "fine-tuned, unless --proposer-model or --set "
                                                               "gather_model=... name others."),
@@ -44,7 +44,8 @@ def selfplay_command(
     usage: Literal["standard", "strict"] = typer.Option("standard", "--usage",
                                                         help="How a pass must use the library (as sebench eval)."),
 ) -> None:
-    """Rounds of propose -> validate -> solve -> fine-tune, resumable; per-round figures and a plot."""
+    """Rounds of propose -> validate -> solve -> train (SFT, or GRPO for absolute-zero), resumable; per-round
+    figures and a plot."""
     from benchmarks.cli import _load_env, _overrides
     from benchmarks.runs import evolve_run
 

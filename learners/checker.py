@@ -62,9 +62,12 @@ TINY: dict[str, dict[str, Any]] = {
                       "sft_max_length": 512, "sft_lora": True, "sft_warmup_ratio": 0.0},
     # the teacher proposes (re-proposes train tasks) and the reference solves: smollm2 keeps neither format
     "open-sft-self": _SFT_SELF, "closed-sft-self": _SFT_SELF,
-    # one round, one step; smollm2 earns only format penalties and 0s, which the binary estimator
-    # (advantage = reward) turns into a gradient where the task-relative one gives 0
-    "absolute-zero": {"rounds": 1, "num_generations": 2, "prompts_per_step": 6, "steps_per_generation": 1,
+    # one round, one step, one task type (induction: the SE-Bench episode, through env.observe and
+    # env.check; all three cost 3x the tokens, most of a step on a CPU); smollm2 earns only format
+    # penalties and 0s, which the binary estimator (advantage = reward) turns into a gradient where
+    # the task-relative one gives 0
+    "absolute-zero": {"rounds": 1, "task_types": ["induction"], "num_generations": 2, "prompts_per_step": 2,
+                      "steps_per_generation": 1,
                       "max_completion_length": 8, "docs_chars": 200, "references": 0, "seed_tasks": 1,
                       "lora": True, "lora_dropout": 0.0, "save_steps": 100, "advantage": "binary"},
 }
@@ -94,9 +97,9 @@ def resolve_target(target: str) -> LearnerTarget:
         if target in names:
             return LearnerTarget(target, functools.partial(make, target), "registered")
         close = difflib.get_close_matches(target, names, n=3)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise LearnerTargetError(target, f"no learner registered by that name (registered: {', '.join(names)})",
-                                 f"{hint}give a registered name, package.module:Attr or path/to/file.py:Attr")
+        hint = f"did you mean {', '.join(close)}? " if close else ""  # first: the list after it grows
+        raise LearnerTargetError(target, f"{hint}no learner registered by that name (registered: {', '.join(names)})",
+                                 "give a registered name, package.module:Attr or path/to/file.py:Attr")
     value, kind = load_object(target, error=LearnerTargetError, hint_for=_learners_in)
     if not callable(value):
         attr = target.rpartition(":")[2]

@@ -13,6 +13,7 @@ config; ``make(name, **config)`` builds one.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
@@ -48,7 +49,7 @@ class _Registry(Mapping[str, Callable[..., Learner]]):
     def __getitem__(self, name: str) -> Callable[..., Learner]:
         points = _entry_points()
         if name not in points:
-            raise LearnerRegistryError(f"unknown learner {name!r}; known: {', '.join(sorted(points))}")
+            raise LearnerRegistryError(_unknown(name, points))
         return points[name].load()
 
     def __iter__(self) -> Iterator[str]:
@@ -61,8 +62,14 @@ class _Registry(Mapping[str, Callable[..., Learner]]):
         """Where ``name`` lives (``module:Attr``), without importing it."""
         points = _entry_points()
         if name not in points:
-            raise LearnerRegistryError(f"unknown learner {name!r}; known: {', '.join(sorted(points))}")
+            raise LearnerRegistryError(_unknown(name, points))
         return points[name].value
+
+
+def _unknown(name: str, points: Mapping[str, EntryPoint]) -> str:
+    close = difflib.get_close_matches(name, sorted(points), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown learner {name!r}; known: {', '.join(sorted(points))}{hint}"
 
 
 REGISTRY = _Registry()

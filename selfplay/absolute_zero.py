@@ -46,7 +46,7 @@ from learners.rl_train import (
 )
 from learners.sft import base_model_path
 from learners.sft_train import PeakMemory, last_checkpoint, release_optimiser, same_run, save_model
-from selfplay.azr_rollout import SLOTS, AZRReward, AZRRollout, Penalties, slot_rows
+from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
 from selfplay.azr_tasks import TASK_TYPES
 from selfplay.curriculum import RoundLog, plot_rounds
 
@@ -61,7 +61,7 @@ class AZRSettings(RLSettings):
     (3 x 2 micro-batch groups), completions long enough for a proposal, a checkpoint per round."""
 
     prompts_per_step: int = setting(3, "Slot groups per optimiser step; x steps_per_generation must be a multiple "
-                                       "of the 6 slots (propose and solve x 3 task types).")
+                                       "of the slots of a round (propose and solve x each task type: 6).")
     steps_per_generation: int = setting(2, "Optimiser steps per round.")
     max_completion_length: int = setting(400, "Tokens per completion (a proposal is ~300, an answer fewer).")
     advantage: str = setting("task-relative", "task-relative: TRR++, per task type and role; group; binary.")
@@ -70,9 +70,6 @@ class AZRSettings(RLSettings):
 
     def problems(self) -> list[str]:
         found = super().problems()
-        if (self.prompts_per_step * self.steps_per_generation) % len(SLOTS):
-            found.append(f"prompts_per_step x steps_per_generation ({self.prompts_per_step} x "
-                         f"{self.steps_per_generation}) must be a multiple of {len(SLOTS)}, the slots of a round")
         if self.num_iterations != 1:  # a round is steps_per_generation steps: the round log and resume count so
             found.append(f"num_iterations must be 1 for absolute-zero (got {self.num_iterations}); raise "
                          "steps_per_generation for more steps per round")
@@ -98,6 +95,9 @@ class AbsoluteZeroConfig(ParametricConfig):
     format_penalty: float = setting(-1.0, "Reward of a proposal or answer that cannot be read.")
     invalid_penalty: float = setting(-0.5, "Reward of a proposal that parsed but was rejected by the validator.")
     proposal_seed: int = setting(0, "Seed of the sampling of functions, examples, references and buffer draws.")
+    task_types: list[str] = field(default_factory=lambda: list(TASK_TYPES), metadata={
+        "help": "Task types proposed and solved (deduction, abduction, induction; comma-separated on the command "
+                "line): Absolute-Zero's ablations drop one, and a type's proposer and solver go together."})
     train: AZRSettings = field(default_factory=AZRSettings)
 
     def __post_init__(self) -> None:
@@ -108,6 +108,15 @@ class AbsoluteZeroConfig(ParametricConfig):
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         if self.references < 0:
             raise ValueError(f"references must be >= 0, got {self.references}")
+        if isinstance(self.task_types, str):
+            self.task_types = [k.strip() for k in self.task_types.split(",") if k.strip()]
+        slots = slots_for(list(self.task_types))
+        self.task_types = [k for k in TASK_TYPES if k in self.task_types]
+        rows = self.train.prompts_per_step * self.train.steps_per_generation
+        if rows % len(slots):
+            raise ValueError(f"prompts_per_step x steps_per_generation ({self.train.prompts_per_step} x "
+                             f"{self.train.steps_per_generation}) must be a multiple of {len(slots)}, the slots of "
+                             f"a round over {', '.join(self.task_types)} (propose and solve per task type)")
         self.train.max_steps = self.rounds * self.train.steps_per_generation
 
     @classmethod
@@ -160,7 +169,7 @@ class AbsoluteZeroLearner(RunDirectories):
                    "train_seconds": result["seconds"], "rollout_seconds": result["rollout_seconds"],
                    "round_seconds": result["round_seconds"], "peak_memory_mb": result["peak_memory_mb"],
                    "dtype": result["dtype"], "model_dir": str(self.model_dir),
-                   "buffer": ", ".join(str(root / f"buffer-{k}.jsonl") for k in TASK_TYPES),
+                   "buffer": ", ".join(str(root / f"buffer-{k}.jsonl") for k in self.config.task_types),
                    "round_log": str(root / "rounds.jsonl"), "plot": str(root / "rounds.png")}
         report = EvolveReport(learner=self.name, episodes=result["completions"] + details["proposals"],
                               seconds=time.perf_counter() - started, details=details)
@@ -201,7 +210,8 @@ def seed_buffers(buffers: dict, proposer, count: int) -> None:
             buffer.extend([task for task, _ in proposer.examples[:count]], round=0, metadata={"seed": True})
 
 
-def _resume_state(root: Path, out_dir: Path, steps_per_round: int, capacity: int) -> Path | None:
+def _resume_state(root: Path, out_dir: Path, steps_per_round: int, capacity: int,
+                  task_types: list[str]) -> Path | None:
     """The checkpoint to resume from; the rounds after it leave the round log and the buffers."""
     from selfplay.buffer import TaskBuffer
 
@@ -210,7 +220,7 @@ def _resume_state(root: Path, out_dir: Path, steps_per_round: int, capacity: int
     log = RoundLog.in_run(root)
     if any(r.round >= done for r in log.records):
         rewrite_records(log.path, [r.model_dump(mode="json") for r in log.records if r.round < done])
-    for kind in TASK_TYPES:
+    for kind in task_types:
         TaskBuffer.in_run(root, kind, capacity).discard_rounds_after(done - 1)
     return resume
 
@@ -247,13 +257,13 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
                                 "would be redone)")
     out_dir.mkdir(parents=True, exist_ok=True)
     same_run(out_dir, run, last_checkpoint(out_dir))  # before anything of the earlier run is dropped
-    resume = _resume_state(root, out_dir, settings.steps_per_generation, config.capacity)
+    resume = _resume_state(root, out_dir, settings.steps_per_generation, config.capacity, config.task_types)
     proposer = Proposer(env, model=None, tasks=tasks,
                         config=ProposerConfig(references=config.references, docs_chars=config.docs_chars,
                                               temperature=settings.temperature,
                                               max_tokens=max(64, settings.max_completion_length),
                                               seed=config.proposal_seed))
-    buffers = {kind: TaskBuffer.in_run(root, kind, config.capacity) for kind in TASK_TYPES}
+    buffers = {kind: TaskBuffer.in_run(root, kind, config.capacity) for kind in config.task_types}
     seed_buffers(buffers, proposer, config.seed_tasks)
     log_path = out_dir / "rl_log.jsonl"
     _resumed_log(log_path, int(resume.name.split("-")[1]) if resume else None)  # the redone rounds' entries go
@@ -261,9 +271,10 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
                          Penalties(config.format_penalty, config.invalid_penalty), config.docs_chars,
                          config.proposal_seed, say=progress.describe if progress is not None else None)
     model, tokenizer, grpo, peft = grpo_parts(base, out_dir, settings, importance_correction=False)
-    copies = settings.prompts_per_step * settings.steps_per_generation // len(SLOTS)
+    slots = slots_for(config.task_types)
+    copies = settings.prompts_per_step * settings.steps_per_generation // len(slots)
     reward = AZRReward(log_path)
-    trainer = make_trainer(model, tokenizer, grpo, peft, Dataset.from_list(slot_rows(copies)), reward, rollout,
+    trainer = make_trainer(model, tokenizer, grpo, peft, Dataset.from_list(slot_rows(copies, slots)), reward, rollout,
                            settings.advantage, log_path, progress)
     cuda = torch.cuda.is_available()
     if cuda:

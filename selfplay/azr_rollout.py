@@ -24,7 +24,8 @@ the policy saw (trl's ``rollout_func`` contract: other fields go to the reward f
    (TRR++, ``learners.rl_train.task_relative_advantages``).
 
 Every round's figures go to the round log (``RoundRecord``: proposals, accepted, rejections by
-reason, solve rate and learnability of the accepted programs, per-type solver pass rates).
+reason, solve rate and learnability of the accepted programs, per-type solver pass rates), and
+every proposal's text and fate to ``round-<n>/proposals.jsonl`` beside it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfplay.azr_tasks import TASK_TYPES, SolverTask, grade_many, make_task
-from selfplay.curriculum import RoundLog, RoundRecord, learnability
+from selfplay.curriculum import RoundLog, RoundRecord, learnability, write_results
 from selfplay.reasons import Reason, Rejected
 from selfplay.validate import Accepted, ValidationReport
 
@@ -49,15 +50,28 @@ if TYPE_CHECKING:
     from selfplay.validate import Validator
 
 ROLES = ("propose", "solve")
-SLOTS = tuple(f"{role}:{kind}" for role in ROLES for kind in TASK_TYPES)
 PLACEHOLDER = "absolute-zero slot {slot} #{row}"  # a dataset row's prompt; never shown to the model
 
 
-def slot_rows(copies: int) -> list[dict]:
+def slots_for(task_types: tuple[str, ...] | list[str] = TASK_TYPES) -> tuple[str, ...]:
+    """The slots of a round over ``task_types``: each role for each type (Absolute-Zero's
+    ablations drop a type: its proposer and its solver go together)."""
+    unknown = [k for k in task_types if k not in TASK_TYPES]
+    if unknown or not task_types or len(set(task_types)) != len(task_types):
+        raise ValueError(f"task types must be distinct names among {', '.join(TASK_TYPES)} (got "
+                         f"{', '.join(map(str, task_types)) or 'none'})")
+    ordered = [k for k in TASK_TYPES if k in task_types]
+    return tuple(f"{role}:{kind}" for role in ROLES for kind in ordered)
+
+
+SLOTS = slots_for(TASK_TYPES)
+
+
+def slot_rows(copies: int, slots: tuple[str, ...] = SLOTS) -> list[dict]:
     """The trainer's dataset: ``copies`` placeholder rows per slot, each distinct."""
     rows, number = [], 0
     for _ in range(copies):
-        for slot in SLOTS:
+        for slot in slots:
             rows.append({"prompt": [{"role": "user", "content": PLACEHOLDER.format(slot=slot, row=number)}]})
             number += 1
     return rows
@@ -139,6 +153,8 @@ class AZRRollout:
                 copied += 1
             elif isinstance(result, Accepted):
                 kept.setdefault(result.task.task_id, (slots[i].split(":")[1], result))
+        write_results(self.log.path.parent / f"round-{number}" / "proposals.jsonl", results,
+                      kinds=[slots[i].split(":")[1] for i in owners])
         estimates = self._estimate(trainer, kept, rng, number)
         for i, item, result in zip(owners, items, results, strict=True):
             if isinstance(result, Accepted):
@@ -170,7 +186,8 @@ class AZRRollout:
         rows = [i for g in solving for i in g]
         self._generate(trainer, rows, real, texts, ids)
         graded = grade_many(self.env, [items_by_row[i] for i in rows], [texts[i] for i in rows])
-        solved: dict[str, list[bool]] = {kind: [] for kind in TASK_TYPES}
+        kinds = [k for k in TASK_TYPES if f"solve:{k}" in slots or f"propose:{k}" in slots]
+        solved: dict[str, list[bool]] = {kind: [] for kind in kinds}
         for i, verdict in zip(rows, graded, strict=True):
             rewards[i] = 1.0 if verdict.passed else 0.0 if verdict.formatted else self.penalties.format_penalty
             solved[items_by_row[i].kind].append(verdict.passed)
@@ -179,7 +196,7 @@ class AZRRollout:
         report = ValidationReport.of(results)
         per_task = list(estimates.values())
         extra = {"proposer_reward": {k: _mean([rewards[i] for g in proposing for i in g
-                                               if slots[i] == f"propose:{k}"]) for k in TASK_TYPES},
+                                               if slots[i] == f"propose:{k}"]) for k in kinds},
                  "solver_pass_rate": {k: _mean(v) for k, v in solved.items()},
                  "buffers": {k: len(b) for k, b in self.buffers.items()}, "new_tasks": new, "copies": copied,
                  "step": trainer.state.global_step}

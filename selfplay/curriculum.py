@@ -335,7 +335,7 @@ class RoundLoop:
         del proposer  # it may hold the model the learn step is about to retrain
         say(f"round {number}: validating {len(items)}")
         results = validator.validate_many(items)
-        _write_results(directory / "proposals.jsonl", results)
+        write_results(directory / "proposals.jsonl", results)
         tasks = list({r.task.task_id: r.task for r in results if isinstance(r, Accepted)}.values())
         say(f"round {number}: solving {len(tasks)} tasks x {self.samples}")
         agent = solver_for(number)
@@ -356,15 +356,20 @@ class RoundLoop:
                                       **{**figures, **extra})
 
 
-def _write_results(path: Path, results: Sequence[Accepted | Rejected]) -> None:
-    """Each proposal's fate (the task id it became, or the reason and detail), and the answer text."""
+def write_results(path: Path, results: Sequence[Accepted | Rejected],
+                  kinds: Sequence[str] | None = None) -> None:
+    """Each proposal's fate (the task id it became, or the reason and detail), and the answer
+    text, so a reader can see why a round kept what it kept; ``kinds``: each one's task type."""
     rows = []
-    for result in results:
+    for n, result in enumerate(results):
+        row: dict = {"type": kinds[n]} if kinds is not None else {}
         if isinstance(result, Accepted):
-            rows.append({"accepted": True, "task_id": result.task.task_id, "text": result.proposal.text})
+            row.update({"accepted": True, "task_id": result.task.task_id, "text": result.proposal.text})
         else:
-            rows.append({"accepted": False, "reason": result.reason.value, "detail": result.detail,
-                         "text": result.text})
+            row.update({"accepted": False, "reason": result.reason.value, "detail": result.detail,
+                        "text": result.text})
+        rows.append(row)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 

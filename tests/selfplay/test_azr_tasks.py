@@ -5,7 +5,7 @@ import pytest
 
 from learners.rl_train import task_relative_advantages
 from selfplay.absolute_zero import AbsoluteZeroConfig, AZRSettings
-from selfplay.azr_rollout import SLOTS, program_key, slot_of, slot_rows
+from selfplay.azr_rollout import SLOTS, program_key, slot_of, slot_rows, slots_for
 from selfplay.azr_tasks import abduction_input, grade_many, make_task
 from selfplay.proposal import parse_proposal
 from selfplay.validate import Accepted, Validator
@@ -90,7 +90,7 @@ def test_a_round_has_every_slot_and_settings_that_cannot_fill_one_are_refused():
     config = AbsoluteZeroConfig.from_overrides({"rounds": 3, "steps_per_generation": 2})
     assert config.train.max_steps == 6 and config.train.advantage == "task-relative"
     with pytest.raises(ValueError, match="must be a multiple of 6"):
-        AZRSettings(prompts_per_step=2, steps_per_generation=2)
+        AbsoluteZeroConfig.from_overrides({"prompts_per_step": 2, "steps_per_generation": 2})
     with pytest.raises(ValueError, match="num_iterations must be 1"):
         AZRSettings(num_iterations=2)
     with pytest.raises(ValueError, match="checkpoints fall between rounds"):
@@ -99,3 +99,22 @@ def test_a_round_has_every_slot_and_settings_that_cannot_fill_one_are_refused():
         AbsoluteZeroConfig.from_overrides({"max_steps": 4})
     with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
         AbsoluteZeroConfig(rounds=0)
+
+
+def test_an_ablation_keeps_some_task_types_and_their_slots_only():
+    assert slots_for(["induction", "deduction"]) == ("propose:deduction", "propose:induction", "solve:deduction",
+                                                     "solve:induction")
+    rows = slot_rows(1, slots_for(["induction"]))
+    assert [slot_of(r["prompt"]) for r in rows] == ["propose:induction", "solve:induction"]
+    config = AbsoluteZeroConfig.from_overrides({"task_types": "induction, abduction", "prompts_per_step": 2,
+                                                "steps_per_generation": 2})
+    assert config.task_types == ["abduction", "induction"]  # the command line's comma-separated form, in order
+    one = AbsoluteZeroConfig.from_overrides({"task_types": ["induction"], "prompts_per_step": 2,
+                                             "steps_per_generation": 1})
+    assert one.train.max_steps == one.rounds
+    with pytest.raises(ValueError, match="multiple of 4, the slots of a round over abduction, induction"):
+        AbsoluteZeroConfig.from_overrides({"task_types": "abduction,induction", "prompts_per_step": 3,
+                                           "steps_per_generation": 2})
+    for bad in ("induction,typo", "", "induction,induction"):
+        with pytest.raises(ValueError, match="task types must be distinct names among deduction, abduction"):
+            AbsoluteZeroConfig.from_overrides({"task_types": bad})
