@@ -24,7 +24,8 @@ from rich.table import Table
 
 def selfplay_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    learner: str = typer.Option(..., "--learner", help="A self-play learner: closed-sft-self | open-sft-self | absolute-zero."),
+    learner: str = typer.Option(..., "--learner",
+                                help="A self-play learner: closed-sft-self | open-sft-self | absolute-zero."),
     model: str = typer.Option("smollm2-135m", "--model", help="The agent's model: it proposes, solves and is "
                                                               "fine-tuned, unless --proposer-model or --set "
                                                               "gather_model=... name others."),

@@ -57,8 +57,9 @@ class AbsoluteZeroError(RuntimeError):
 
 @dataclass
 class AZRSettings(RLSettings):
-    """GRPO settings with Absolute-Zero's defaults: the task-relative advantage, six slots per round
-    (3 x 2 micro-batch groups), completions long enough for a proposal, a checkpoint per round."""
+    """GRPO settings with Absolute-Zero's defaults: the task-relative advantage, the six slots of a
+    round over all three task types (3 x 2 micro-batch groups), completions long enough for a
+    proposal, a checkpoint per round."""
 
     prompts_per_step: int = setting(3, "Slot groups per optimiser step; x steps_per_generation must be a multiple "
                                        "of the slots of a round (propose and solve x each task type: 6).")
@@ -110,13 +111,20 @@ class AbsoluteZeroConfig(ParametricConfig):
             raise ValueError(f"references must be >= 0, got {self.references}")
         if isinstance(self.task_types, str):
             self.task_types = [k.strip() for k in self.task_types.split(",") if k.strip()]
-        slots = slots_for(list(self.task_types))
+        if not isinstance(self.task_types, list | tuple) or not all(isinstance(k, str) for k in self.task_types):
+            raise ValueError(f"task_types must be a list of names or comma-separated text, e.g. "
+                             f"--set task_types=deduction,induction (got {self.task_types!r})")
+        try:
+            slots = slots_for(list(self.task_types))
+        except ValueError as exc:
+            raise ValueError(f"task_types: {exc}; e.g. --set task_types=deduction,induction") from None
         self.task_types = [k for k in TASK_TYPES if k in self.task_types]
         rows = self.train.prompts_per_step * self.train.steps_per_generation
         if rows % len(slots):
             raise ValueError(f"prompts_per_step x steps_per_generation ({self.train.prompts_per_step} x "
                              f"{self.train.steps_per_generation}) must be a multiple of {len(slots)}, the slots of "
-                             f"a round over {', '.join(self.task_types)} (propose and solve per task type)")
+                             f"a round over {', '.join(self.task_types)} (propose and solve per task type); "
+                             f"e.g. prompts_per_step={len(slots)} with steps_per_generation=1")
         self.train.max_steps = self.rounds * self.train.steps_per_generation
 
     @classmethod
@@ -187,7 +195,8 @@ class AbsoluteZeroLearner(RunDirectories):
         target.mkdir(parents=True, exist_ok=True)
         root = self.state_dir.resolve()
         if not target.resolve().is_relative_to(root):
-            for source in [root / "rounds.jsonl", root / "rounds.png", *sorted(root.glob("buffer-*.jsonl"))]:
+            buffers = [root / f"buffer-{kind}.jsonl" for kind in self.config.task_types]
+            for source in [root / "rounds.jsonl", root / "rounds.png", *buffers]:
                 if source.is_file():
                     shutil.copyfile(source, target / source.name)
         save_state(target, self.name, {"base_model": self.base_model, "model_dir": str(self.model_dir.resolve()),
@@ -240,7 +249,9 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     out_dir = root / "train"
     run = {"learner": "absolute-zero", "base": str(base), "usage": env.usage,
            "config": json.loads(json.dumps({k: v for k, v in asdict(config).items()
-                                            if k not in ("state_dir", "model_dir")})),
+                                            if k not in ("state_dir", "model_dir")
+                                            # all three (the default) as runs recorded before the setting
+                                            and not (k == "task_types" and v == list(TASK_TYPES))})),
            "tasks": [t.task_id for t in tasks]}
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise AbsoluteZeroError("absolute-zero runs in one process (one GPU or the CPU): each rank would run its own "

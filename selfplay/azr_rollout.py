@@ -145,27 +145,29 @@ class AZRRollout:
         # the proposer was shown (a worked example, a buffer reference, a seed) is not new
         known = self._known_programs()
         copied = 0
-        kept: dict[str, tuple[str, Accepted]] = {}
+        # keyed by (type, task): a program proposed under two types is estimated, paid and buffered
+        # as each, never paid from the other type's estimate
+        kept: dict[tuple[str, str], Accepted] = {}
         for n, (i, result) in enumerate(zip(owners, results, strict=True)):
             if isinstance(result, Accepted) and program_key(result.task.reference) in known:
                 results[n] = Rejected(Reason.COPIED, "the program of a task the proposer was shown",
                                       result.proposal.text, result.proposal.functions)
                 copied += 1
             elif isinstance(result, Accepted):
-                kept.setdefault(result.task.task_id, (slots[i].split(":")[1], result))
+                kept.setdefault((slots[i].split(":")[1], result.task.task_id), result)
         write_results(self.log.path.parent / f"round-{number}" / "proposals.jsonl", results,
                       kinds=[slots[i].split(":")[1] for i in owners])
         estimates = self._estimate(trainer, kept, rng, number)
         for i, item, result in zip(owners, items, results, strict=True):
             if isinstance(result, Accepted):
-                rewards[i] = learnability(estimates[result.task.task_id])
+                rewards[i] = learnability(estimates[(slots[i].split(":")[1], result.task.task_id)])
             elif isinstance(item, Rejected):  # the answer did not parse as a proposal
                 rewards[i] = self.penalties.format_penalty
             else:  # parsed, then refused by the validator (or a copy)
                 rewards[i] = self.penalties.invalid_penalty
         new = 0
-        for task_id, (kind, result) in kept.items():
-            outcomes = estimates[task_id]
+        for (kind, task_id), result in kept.items():
+            outcomes = estimates[(kind, task_id)]
             added = self.buffers[kind].add(result.task, round=number, pass_rate=sum(outcomes) / len(outcomes),
                                            learnability=learnability(outcomes))
             new += added is not None
@@ -213,8 +215,8 @@ class AZRRollout:
         tasks = [t for b in self.buffers.values() for t in b.tasks()] + [t for t, _ in self.proposer.examples]
         return {program_key(t.reference) for t in tasks if t.reference}
 
-    def _estimate(self, trainer, kept: dict[str, tuple[str, Accepted]], rng: random.Random,
-                  number: int) -> dict[str, list[bool]]:
+    def _estimate(self, trainer, kept: dict[tuple[str, str], Accepted], rng: random.Random,
+                  number: int) -> dict[tuple[str, str], list[bool]]:
         """Per kept program, whether each of ``num_generations`` answers of the current policy to
         a task of its type passed."""
         if not kept:
@@ -222,14 +224,14 @@ class AZRRollout:
         size = trainer.num_generations
         self._say(f"round {number}: estimating learnability of {len(kept)} programs x {size}")
         items = [make_task(self.env, kind, result.task, rng.randrange(len(result.task.test_cases)), self.docs_chars)
-                 for kind, result in kept.values()]
+                 for (kind, _), result in kept.items()]
         rows = list(range(len(items) * size))
         real = [items[i // size].prompt for i in rows]
         texts = [""] * len(rows)
         scratch = {"prompt": [None] * len(rows), "completion": [None] * len(rows), "logprobs": [None] * len(rows)}
         self._generate(trainer, rows, real, texts, scratch)
         graded = grade_many(self.env, [items[i // size] for i in rows], texts)
-        return {task_id: [graded[n * size + j].passed for j in range(size)] for n, task_id in enumerate(kept)}
+        return {key: [graded[n * size + j].passed for j in range(size)] for n, key in enumerate(kept)}
 
     @staticmethod
     def _generate(trainer, rows: list[int], real: list, texts: list[str], ids: dict[str, list]) -> None:
@@ -251,7 +253,10 @@ class AZRRollout:
 
 
 def program_key(source: str) -> str:
-    """A program's identity up to formatting, comments and docstrings (the AST without them)."""
+    """A program's identity up to formatting, comments, docstrings, import aliases and the names
+    of its own variables (the AST without docstrings, aliases resolved, every parameter and local
+    renamed ``v0, v1, ...`` in order of appearance): a shown program with ``x`` renamed ``y`` is a
+    copy. Library calls (``zwc.kocito``), builtins and function names keep their names."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -261,7 +266,36 @@ def program_key(source: str) -> str:
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
                 isinstance(getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
             node.body = body[1:] or [ast.Pass()]
+    _canonical_names(tree)
     return ast.dump(tree, annotate_fields=False)
+
+
+def _canonical_names(tree: ast.AST) -> None:
+    """In place: import aliases become what they name (``import zwc as z`` is ``import zwc``), and
+    the names a program binds (parameters, assigned names) become ``v0, v1, ...``."""
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname], alias.asname = alias.name, None
+    bound = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    uses = sorted((n for n in ast.walk(tree) if isinstance(n, ast.arg | ast.Name)),
+                  key=lambda n: (n.lineno, n.col_offset))
+    names: dict[str, str] = {}
+    for node in uses:
+        name = node.arg if isinstance(node, ast.arg) else node.id
+        if name in bound:
+            new = names.setdefault(name, f"v{len(names)}")
+        elif name in aliases:
+            new = aliases[name]
+        else:
+            continue
+        if isinstance(node, ast.arg):
+            node.arg = new
+        else:
+            node.id = new
 
 
 def _mean(values: list) -> float | None:

@@ -278,7 +278,7 @@ def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tmp_path)
 def test_rollouts_run_on_a_bf16_copy_refreshed_from_the_trained_weights(task_env, tmp_path):
     tasks = task_env.tasks("train")[:2]
     trainer = build_trainer(rollout_prompts(task_env, tasks, 200), embedded_directory("smollm2-135m"), "closed",
-                            tmp_path, _settings(max_steps=2, dtype="bfloat16", learning_rate=1e-3,
+                            tmp_path, _settings(max_steps=1, dtype="bfloat16", learning_rate=1e-3,
                                                 advantage="binary"), task_env)
     if not trainer.bf16_rollouts:
         pytest.skip("no bf16 units on this CPU: rollouts use the float32 policy")
@@ -288,7 +288,7 @@ def test_rollouts_run_on_a_bf16_copy_refreshed_from_the_trained_weights(task_env
     _scripted(trainer, _task_finder(tasks))  # rewards during training, so the steps move the weights
     trainer.train()
     trainer._generate_bf16(prompt_ids)  # after the steps: the copy is refreshed first
-    assert trainer._rollout_step == trainer.state.global_step == 2
+    assert trainer._rollout_step == trainer.state.global_step == 1
     policy = dict(trainer.accelerator.unwrap_model(trainer.model).named_parameters())
     copy = dict(trainer._rollout_copy.named_parameters())
     assert copy.keys() == policy.keys()

@@ -64,11 +64,16 @@ def test_induction_is_the_sebench_episode_graded_on_every_recorded_input(task_en
     assert [v.formatted for v in verdicts] == [True, True, True, False]
 
 
-def test_a_copied_program_is_recognised_whatever_its_formatting_and_docstring():
+def test_a_copied_program_is_recognised_whatever_its_formatting_docstring_and_variable_names():
     shown = 'import zwc\n\ndef solve(x):\n    """Sum it."""\n    return zwc.a(x)\n'
     copy = 'import zwc\ndef solve(x):\n    """Add the readings up, a new task!"""\n    # same code\n    return zwc.a( x )\n'
     assert program_key(shown) == program_key(copy)
     assert program_key(shown) != program_key(shown.replace("zwc.a(x)", "zwc.a(x) + 1"))
+    assert program_key(shown) != program_key(shown.replace("zwc.a(x)", "zwc.b(x)"))  # the library call is kept
+    two = 'import zwc\ndef solve(x, k=2):\n    t = zwc.a(x)\n    return [t * k for _ in range(k)]\n'
+    renamed = 'import zwc as z\ndef solve(rows, n=2):\n    out = z.a(rows)\n    return [out * n for i in range(n)]\n'
+    assert program_key(two) == program_key(renamed)  # parameters, locals and the import alias renamed
+    assert program_key(two) != program_key(renamed.replace("out * n", "n * out"))
 
 
 def test_task_relative_advantages_normalise_per_task_type_and_role():
@@ -116,5 +121,11 @@ def test_an_ablation_keeps_some_task_types_and_their_slots_only():
         AbsoluteZeroConfig.from_overrides({"task_types": "abduction,induction", "prompts_per_step": 3,
                                            "steps_per_generation": 2})
     for bad in ("induction,typo", "", "induction,induction"):
-        with pytest.raises(ValueError, match="task types must be distinct names among deduction, abduction"):
+        with pytest.raises(ValueError, match="task_types: task types must be distinct names among deduction, "
+                                             "abduction, induction .*e.g. --set task_types=deduction,induction"):
             AbsoluteZeroConfig.from_overrides({"task_types": bad})
+    with pytest.raises(ValueError, match="task_types must be a list of names or comma-separated text"):
+        AbsoluteZeroConfig.from_overrides({"task_types": 1})
+    with pytest.raises(ValueError, match="e.g. prompts_per_step=4 with steps_per_generation=1"):
+        AbsoluteZeroConfig.from_overrides({"task_types": "abduction,induction", "prompts_per_step": 3,
+                                           "steps_per_generation": 1})
