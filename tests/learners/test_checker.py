@@ -102,12 +102,32 @@ def test_the_guides_worked_example_passes(check_build, tmp_path):
     assert "the same context for 4 observations" in report.check("save-load").why
 
 
+# Learners checked by ``make bench`` (``make check-learners``: every registered learner) and not
+# here: each shares its trainer and evolve with a sibling checked here and differs from it in the
+# prompt it trains on; each is still trained here (open-sft by tests/benchmarks/test_sft_compare.py,
+# open-rl and closed-sft-rl by tests/learners/test_rl.py, open-sft-self by
+# tests/selfplay/test_sft_self.py), only not through the checker's seven checks. A checker run
+# of a weight-training learner costs two to six minutes on a CPU without bf16 units.
+CHECKED_IN_BENCH = {"open-sft": "closed-sft", "open-rl": "closed-rl", "open-sft-self": "closed-sft-self",
+                    "closed-sft-rl": "closed-rl"}
+
+
 def _registered():
-    """Every registered learner; those that train weights in a group of their own (minutes on a CPU),
-    so that xdist can run them beside the rest."""
-    for name in sorted(REGISTRY):
+    """Every registered learner but those of ``CHECKED_IN_BENCH``; those that train weights in a
+    group of their own (minutes on a CPU), so that xdist can run them beside the rest."""
+    for name in sorted(set(REGISTRY) - set(CHECKED_IN_BENCH)):
         group = "check-learner-weights" if getattr(REGISTRY[name], "parametric", False) else "check-learner"
         yield pytest.param(name, marks=pytest.mark.xdist_group(group))
+
+
+def test_every_registered_learner_has_tiny_settings_and_a_sibling_checked_here():
+    assert set(REGISTRY) - set(TINY) == set(), "give each registered learner tiny settings in learners.checker.TINY"
+    assert set(CHECKED_IN_BENCH) <= set(REGISTRY) and set(CHECKED_IN_BENCH.values()) <= set(REGISTRY)
+    assert not set(CHECKED_IN_BENCH) & set(CHECKED_IN_BENCH.values())
+    for name, sibling in CHECKED_IN_BENCH.items():
+        assert getattr(REGISTRY[name], "parametric", False) == getattr(REGISTRY[sibling], "parametric", False)
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    assert "check-learners" in makefile.partition("\nbench:")[2].partition("\n\n")[0], "make bench runs them all"
 
 
 @pytest.mark.parametrize("name", _registered())
