@@ -74,7 +74,9 @@ def env7(seed7_dir):
 
 @pytest.fixture(scope="session")
 def smollm2():
-    """The embedded model, loaded once per test process (tests using it share one xdist group)."""
+    """The embedded model, loaded once per test process (tests using it share the xdist group
+    ``smollm2``; a test that loads its own model stays out of it: one worker runs the whole group,
+    and its minutes were the suite's longest path)."""
     from agents.models import load_model
 
     return load_model("smollm2-135m")

@@ -7,7 +7,6 @@ from agents.prompts import first_prompt
 from learners import AceLearner, make
 
 
-@pytest.mark.xdist_group("smollm2")
 def test_evolve_builds_a_playbook_with_counters_that_reaches_the_prompt(task_env, tmp_path):
     learner = make("ace", limit=5, validation=1, max_retries=0, max_tokens=96, gather_model="reference",
                    state_dir=str(tmp_path / "state"))

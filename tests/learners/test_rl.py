@@ -274,7 +274,6 @@ def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tmp_path)
     assert other.returncode == 2 and "differs in settings" in other.stdout + other.stderr
 
 
-@pytest.mark.xdist_group("smollm2")
 def test_rollouts_run_on_a_bf16_copy_refreshed_from_the_trained_weights(task_env, tmp_path):
     tasks = task_env.tasks("train")[:2]
     trainer = build_trainer(rollout_prompts(task_env, tasks, 200), embedded_directory("smollm2-135m"), "closed",

@@ -58,7 +58,6 @@ def test_closed_sft_changes_the_weights_and_the_agent_answers_with_them(task_env
     assert by_path.text == direct.text
 
 
-@pytest.mark.xdist_group("smollm2")
 def test_the_dtype_setting_reaches_the_trainer_and_the_trained_model(task_env, tmp_path):
     from learners.sft_train import SFTSettings
 

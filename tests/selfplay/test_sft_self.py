@@ -61,7 +61,6 @@ def test_open_sft_self_changes_the_agents_weights_through_agent_evolve(task_env,
         Agent(model=smollm2, learner=other).evolve(task_env)
 
 
-@pytest.mark.xdist_group("smollm2")
 def test_closed_sft_self_from_sebench_selfplay_and_sebench_evolve(task_env, tmp_path):
     run = tmp_path / "run"
     sets = [x for k in ("proposals", "samples", "gather_model", "docs_chars", "max_steps", "batch_size", "max_length",
