@@ -54,9 +54,9 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --out .bench/rl_step.json
 	$(BIN)/sebench rl-compare --zwc .bench/zwc-seed0 --out .bench/rl --steps 8 --sft-steps 8 --n 2
 	$(BIN)/sebench selfplay-compare --zwc .bench/zwc-seed0 --out .bench/selfplay --rounds 2 --proposals 8 --n 2 \
-		--set absolute-zero.rounds=4 --set absolute-zero.num_generations=2 --set absolute-zero.prompts_per_step=6 \
+		--set absolute-zero.rounds=3 --set absolute-zero.num_generations=2 --set absolute-zero.prompts_per_step=6 \
 		--set absolute-zero.steps_per_generation=1 --set absolute-zero.docs_chars=600 --set absolute-zero.references=1 \
-		--set absolute-zero.max_completion_length=320 --set absolute-zero.save_steps=1
+		--set absolute-zero.max_completion_length=512 --set absolute-zero.save_steps=1
 	$(MAKE) check-learners
 
 # every registered learner through the learner checker at tiny sizes (the suite checks one learner
