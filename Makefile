@@ -63,8 +63,10 @@ bench: $(STAMP)
 # of each family: tests/learners/test_checker.py, CHECKED_IN_BENCH)
 check-learners: $(STAMP)
 	mkdir -p .bench/check-learner
-	for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \
-		$(BIN)/sebench check-learner $$name --max-tokens 32 --json .bench/check-learner/$$name.json || exit 1; done
+	failed=""; for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \
+		$(BIN)/sebench check-learner $$name --max-tokens 32 --json .bench/check-learner/$$name.json \
+		|| failed="$$failed $$name"; done; \
+	test -z "$$failed" || { echo "check-learner failed for:$$failed"; exit 1; }
 
 clean:
 	rm -rf $(VENV) runs .bench

@@ -132,7 +132,6 @@ def test_every_registered_learner_has_tiny_settings_and_a_sibling_checked_here()
 
 @pytest.mark.parametrize("name", _registered())
 def test_every_registered_learner_passes_at_tiny_sizes(check_build, tmp_path, name):
-    assert name in TINY, f"give {name} tiny settings in learners.checker.TINY"
     report = check(name, check_build, tmp_path)
     assert report.passed, report.lines()
     assert report.learner == name and report.model == "smollm2-135m"
