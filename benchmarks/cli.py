@@ -1,7 +1,8 @@
 """The ``sebench`` command line (typer). Thin: every command calls the library.
 
     sebench zwc build --seed 7 --out runs/zwc-seed7
-    sebench zwc build --official ../shared/sebench-v1/api_doc.jsonl --out runs/zwc-v1
+    sebench zwc build --official v1 --out runs/zwc-v1            # SE-Bench v1's names (shipped)
+    sebench zwc build --official PATH/api_doc.jsonl --out runs/zwc-v1   # … and its docs
     sebench zwc check --zwc runs/zwc-seed7 --task-file t.jsonl --code solution.py
 """
 
@@ -31,7 +32,9 @@ DTYPE_HELP = ("Weights / compute type of local models: auto (bfloat16 where the 
 def zwc_build(
     out: Path = typer.Option(..., "--out", help="Directory to write the package, mapping and docs into."),
     seed: int | None = typer.Option(None, "--seed", help="Fresh obfuscation for this seed."),
-    official: Path | None = typer.Option(None, "--official", help="SE-Bench v1 api_doc.jsonl: reproduce its names."),
+    official: str | None = typer.Option(None, "--official", help="Reproduce SE-Bench v1's names: 'v1' (the names "
+                                        "shipped with sebench, docs written from the installed NumPy) or the path "
+                                        "of SE-Bench's api_doc.jsonl (its names and its docs)."),
 ) -> None:
     """Write an importable zwc package, mapping.json, api_doc.jsonl and docs.md."""
     from envs.zwc.docs import build_api_doc
@@ -43,11 +46,14 @@ def zwc_build(
         raise typer.BadParameter("give exactly one of --seed N or --official API_DOC")
     try:
         with console.status("building ZWC…"):
-            if official is not None:
+            if official == "v1":
+                mapping = Mapping.sebench_v1()
+                records = build_api_doc(mapping)
+            elif official is not None:
                 import json
 
                 mapping = Mapping.from_sebench_v1(official)
-                records = [json.loads(line) for line in official.read_text().splitlines() if line.strip()]
+                records = [json.loads(line) for line in Path(official).read_text().splitlines() if line.strip()]
             else:
                 mapping = Mapping.generate(seed)
                 records = build_api_doc(mapping)

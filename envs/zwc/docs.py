@@ -178,7 +178,8 @@ def build_api_doc(mapping: Mapping) -> list[dict]:
             "original_name": e.numpy.rsplit(".", 1)[1],
             "curr_name": e.short,
             "docstring": original,
-            "func_mapping": json.dumps(rewriter.mentioned(original)),
+            # as in every official row, the function's own name first, then every name its doc mentions
+            "func_mapping": json.dumps({"np." + e.numpy.removeprefix("numpy."): e.zwc} | rewriter.mentioned(original)),
             "rewritten_doc": rewriter.rewrite(original, e.numpy),
         })
     return records

@@ -110,12 +110,19 @@ class ZWCEnv:
         return cls(root, **kwargs)
 
     @classmethod
-    def official(cls, api_doc: str | Path, tasks_dir: str | Path | None = None,
+    def official(cls, api_doc: str | Path | None = None, tasks_dir: str | Path | None = None,
                  root: str | Path | None = None, **kwargs) -> ZWCEnv:
-        """SE-Bench v1's names and docs; ``tasks_dir`` holds official split files, if any."""
-        mapping = Mapping.from_sebench_v1(api_doc)
-        with Path(api_doc).open() as handle:
-            records = [json.loads(line) for line in handle if line.strip()]
+        """SE-Bench v1's names and docs; ``tasks_dir`` holds official split files, if any.
+
+        ``api_doc``: the path of SE-Bench's ``api_doc.jsonl`` (its names and its docs); None takes
+        the names shipped with sebench (``Mapping.sebench_v1``) and writes the docs from NumPy.
+        """
+        if api_doc is None:
+            mapping, records = Mapping.sebench_v1(), None
+        else:
+            mapping = Mapping.from_sebench_v1(api_doc)
+            with Path(api_doc).open() as handle:
+                records = [json.loads(line) for line in handle if line.strip()]
         root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="zwc-official-"))
         build_directory(mapping, root, records)
         if tasks_dir is not None:

@@ -37,6 +37,7 @@ _PATTERN_SIZES = [len(_SYLLABLES) ** s * (len(CONSONANTS) if f else 1) for s, f 
 _SPACE = sum(_PATTERN_SIZES)  # 25,699,275 names
 _MULTIPLIER = 15_485_863  # prime, coprime with _SPACE: i -> (a*i + b) mod N is a bijection
 _OFFSET = 7_919_993
+OFFICIAL_NAMES = "sebench_v1_names.json"  # package data: SE-Bench v1's name pairs
 _BLOCK = 600  # positions per seed; enough for 278 names after exclusions
 assert math.gcd(_MULTIPLIER, _SPACE) == 1
 
@@ -145,6 +146,18 @@ class Mapping:
             entries.append(MappedName(numpy_path, _zwc_path(numpy_path, current),
                                       BY_PATH[numpy_path].kind))
         return cls(entries, origin=f"sebench-v1:{path.name}")
+
+    @classmethod
+    def sebench_v1(cls) -> Mapping:
+        """The official SE-Bench v1 names without its files: the 278 (NumPy path, ZWC name) pairs
+        shipped as package data (``envs/zwc/data/sebench_v1_names.json``, read off the official
+        ``api_doc.jsonl``, MIT licence), in the official order."""
+        from importlib.resources import files
+
+        rows = json.loads(files("envs.zwc").joinpath("data", OFFICIAL_NAMES).read_text())
+        entries = [MappedName(numpy_path, _zwc_path(numpy_path, short), BY_PATH[numpy_path].kind)
+                   for numpy_path, short in rows]
+        return cls(entries, origin="sebench-v1")
 
     # -- persistence --------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
