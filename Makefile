@@ -28,15 +28,9 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25 tests
 
+# the main job on the embedded default, each step printed and timed (benchmarks/demo.py says what it runs)
 demo: $(STAMP)
-	$(BIN)/sebench zwc build --seed 0 --out runs/zwc-seed0
-	$(BIN)/sebench tasks build --zwc runs/zwc-seed0 --seed 0
-	$(BIN)/python -m envs.zwc.doc_examples runs/zwc-seed0 --json runs/zwc-seed0/doc_examples.json
-	$(BIN)/sebench validate --zwc runs/zwc-seed0 --model qwen2.5-coder-0.5b --limit 16 --max-tokens 160
-	# the learner comparison with the capable model gathering its own experience (no teacher)
-	$(BIN)/sebench compare --zwc runs/zwc-seed0 --learners none,expel --model qwen2.5-coder-0.5b --gather-model '' \
-		--limit 12 --train-limit 12 --max-tokens 160 --out runs/compare
-	$(BIN)/sebench report --runs runs/compare runs/zwc-seed0/validate --out runs/report
+	$(BIN)/python -m benchmarks.demo --out runs
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.sandbox_throughput --candidates 200
