@@ -11,6 +11,7 @@ dataset's hash and the code version.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -168,7 +169,8 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
                 os.fsync(handle.fileno())
                 bar.advance(trajectory.passed)
 
-        with bar:
+        # closed book for the whole run: env.docs* raise whatever a learner kept from evolve
+        with bar, (env.closed_book() if phase == "test" else contextlib.nullcontext()):
             agent.run_episodes(env, pending, phase=phase, mode=mode, temperature=temperature, on_done=write)
     selected = {t.task_id for t in tasks}  # a resumed file may hold more tasks or samples than this run asks
     records = [r for r in read_results(out_path).values() if r["task_id"] in selected and int(r["sample"]) < n]

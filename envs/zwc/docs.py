@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,6 +234,9 @@ class DocIndex:
                 self.entries[zwc_path] = DocEntry(zwc_path, record["rewritten_doc"])
         self._names = list(self.entries)
         self._bm25 = None
+        # concurrent episodes search at once: the index is built once, and published only whole
+        # (a half-built BM25 has no ``scores`` yet); retrieval runs under the same lock (microseconds)
+        self._lock = threading.Lock()
 
     @classmethod
     def from_file(cls, api_doc: str | Path, mapping: Mapping) -> DocIndex:
@@ -254,15 +258,17 @@ class DocIndex:
         """The ``k`` functions whose docs best match ``query`` (BM25)."""
         import bm25s
 
-        if self._bm25 is None:
-            corpus = [self.entries[n].text for n in self._names]
-            self._bm25 = bm25s.BM25()
-            self._bm25.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
         k = max(1, min(k, len(self._names)))
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
-        if not tokens.vocab:
-            return []
-        docs, scores = self._bm25.retrieve(tokens, k=k, show_progress=False)
+        with self._lock:
+            if self._bm25 is None:
+                corpus = [self.entries[n].text for n in self._names]
+                index = bm25s.BM25()
+                index.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+                self._bm25 = index
+            tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+            if not tokens.vocab:
+                return []
+            docs, scores = self._bm25.retrieve(tokens, k=k, show_progress=False)
         return [DocHit(self._names[int(i)], float(s), self.entries[self._names[int(i)]].summary)
                 for i, s in zip(docs[0], scores[0], strict=True) if s > 0]
 

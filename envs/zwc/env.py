@@ -10,8 +10,11 @@ carry none. A built directory holds ``zwc/``, ``mapping.json``, ``api_doc.jsonl`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import EllipsisType
 from typing import Literal
@@ -95,6 +98,8 @@ class ZWCEnv:
         self._workers, self._limits = workers, limits
         self._pool: SandboxPool | None = None
         self.phase: Phase = "train"
+        self._closed_book = 0  # evaluations in phase test in flight (``closed_book``); docs shut while > 0
+        self._closed_book_lock = threading.Lock()
         self._task: Task | None = None
         self._mode: Mode = "closed"
         # the default open-book budget per function (None: the whole doc); an episode may ask for
@@ -143,10 +148,30 @@ class ZWCEnv:
     # -- docs and tasks -------------------------------------------------------------------
     @property
     def docs(self) -> DocIndex:
-        """The searchable reference; closed in phase ``test``."""
-        if self.phase == "test":
-            raise ProtocolError("the docs are closed in phase 'test' (SE-Bench's closed-book protocol)")
+        """The searchable reference; closed in phase ``test`` and for the whole of a closed-book
+        evaluation (``closed_book``), whatever ``phase`` says."""
+        self._check_docs_open(self.phase)
         return self._doc_index
+
+    def _check_docs_open(self, phase: Phase) -> None:
+        if phase == "test":
+            raise ProtocolError("the docs are closed in phase 'test' (SE-Bench's closed-book protocol)")
+        if self._closed_book:
+            raise ProtocolError("the docs are closed while a closed-book evaluation runs on this env (SE-Bench's "
+                                "protocol): a learner may read them in evolve, never from context() at test time")
+
+    @contextlib.contextmanager
+    def closed_book(self) -> Iterator[None]:
+        """Shut ``docs``, ``docs_for`` and ``search`` for everyone until the block ends: ``evaluate``
+        holds it for the whole of a phase-``test`` run, so a learner that kept the env from
+        ``evolve`` gets ``ProtocolError`` if it reaches for the docs during the test."""
+        with self._closed_book_lock:
+            self._closed_book += 1
+        try:
+            yield
+        finally:
+            with self._closed_book_lock:
+                self._closed_book -= 1
 
     def docs_for(self, task: Task) -> str:
         """The ground-truth docs of the functions ``task`` needs (phase ``train`` only)."""
@@ -166,8 +191,7 @@ class ZWCEnv:
     def search(self, query: str, k: int = 5, *, phase: Phase):
         """Search the docs for an episode in ``phase``: closed in phase ``test`` whatever
         ``env.phase`` says, so concurrent episodes of both phases each keep the protocol."""
-        if phase == "test":
-            raise ProtocolError("the docs are closed in phase 'test' (SE-Bench's closed-book protocol)")
+        self._check_docs_open(phase)
         return self._doc_index.search(query, k=k)
 
     def _docs_text(self, task: Task, docs_chars: int | None | EllipsisType = ...) -> str:

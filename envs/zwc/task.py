@@ -1,8 +1,8 @@
 """Tasks: one pydantic model that reads and writes official SE-Bench records and ours.
 
 Official SE-Bench v1 records (the published ``*_test.jsonl`` shape; ``docs/environment.md``)
-carry ``query``, ``function_name``, ``test_cases``, ``right_exe_result`` (the graded truth) and provenance fields; ours add
-``task_id``, ``split``, ``reference`` (a verified ZWC solution) and ``kind``. Unknown
+carry ``query``, ``function_name``, ``test_cases``, ``right_exe_result`` (the graded truth) and
+provenance fields; ours add ``task_id``, ``split``, ``reference`` (a verified ZWC solution) and ``kind``. Unknown
 fields are kept, so a record read and written again loses nothing.
 """
 

@@ -65,3 +65,30 @@ def test_doc_examples_report(seed7_dir, tmp_path):
     assert len(report["details"]) == differs and all(d["reason"] for d in report["details"])
     # the bar: most examples that run under NumPy run unchanged under zwc
     assert report["matches"] / report["runs_under_numpy"] >= 0.65
+
+
+def test_many_threads_searching_a_fresh_index_at_once_all_get_the_same_hits(seed7_dir):
+    """Episodes search concurrently; the first calls used to race while BM25 was being built
+    (7 of 8 threads raised ``AttributeError: 'BM25' object has no attribute 'scores'``)."""
+    import threading
+
+    from envs.zwc.docs import DocIndex
+
+    for _ in range(3):  # a fresh index each round: the race is at the first search
+        index = DocIndex.from_file(seed7_dir / "api_doc.jsonl", Mapping.load(seed7_dir / "mapping.json"))
+        start, results, errors = threading.Barrier(16), [], []
+
+        def search():
+            start.wait()
+            try:
+                results.append([hit.name for hit in index.search("mean of an array", k=5)])
+            except Exception as exc:  # noqa: BLE001 - the failure under test is any exception
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=search) for _ in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors, errors
+        assert len(results) == 16 and all(r == results[0] for r in results) and results[0]
