@@ -1,4 +1,4 @@
-"""The agent loop, model backends and evaluation (see ARCHITECTURE.md)."""
+"""The agent loop, model backends and evaluation (see docs/architecture.md)."""
 
 from agents.agent import Agent
 from agents.eval_config import MixedResultsError

@@ -1,4 +1,4 @@
-"""Learners behind the Learner protocol (see ARCHITECTURE.md); by name through ``make``."""
+"""Learners behind the Learner protocol (see docs/architecture.md); by name through ``make``."""
 
 from learners.ace import AceConfig, AceLearner
 from learners.base import NoLearner

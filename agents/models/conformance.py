@@ -7,7 +7,7 @@
 Five generate calls on two short chat prompts (a few seconds with ``smollm2-135m`` on a CPU; a
 sixth when the batched greedy answer differs from the lone one) and five refused ones. An
 exception is reported as the failure of the checks that needed the call, never raised. The
-checks, from ARCHITECTURE.md's Model protocol and ``agents.models.base``:
+checks, from docs/architecture.md's Model protocol and ``agents.models.base``:
 
 protocol (``name`` and a ``generate`` of the right signature), shapes (one list per prompt, ``n``
 Completions each), max-tokens (``0 < tokens <= max_tokens``; a longer answer is cut at exactly

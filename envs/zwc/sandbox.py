@@ -152,7 +152,7 @@ class SandboxPool:
                 self._idle.put(server)
         self.walls = self._all[0].walls
         missing = [name for name, wall in self.walls.items() if not wall.get("active")]
-        if missing:  # the pool still serves, and says so: SandboxPool.walls, README "Grading and the sandbox"
+        if missing:  # the pool still serves, and says so: SandboxPool.walls, docs/environment.md
             _log.warning("sandbox kernel walls missing on this machine: %s", describe_walls(self.walls))
 
     def run(self, code: str, entry: str, inputs: list[str], numpy_mode: bool = False,

@@ -38,7 +38,7 @@ from envs.zwc.task import Task
 from envs.zwc.tasks.inputs import numpy_callable
 
 # Cosine (MiniLM-L6-v2, the memory's embedder) at or above which a test and a train query of
-# one function are near-duplicates. Measured on the seed-0 build (README, "Tasks"): with the
+# one function are near-duplicates. Measured on the seed-0 build (docs/results/tasks.md): with the
 # old single phrasing pool, the 180 same-function pairs that differed only in their closing
 # sentence (everything else word for word) scored 0.908-0.996, so 0.90 catches every one; a
 # train and a test query in their own styles score 0.50-0.88 (median 0.70, 99th pct 0.85).
