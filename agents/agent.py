@@ -26,6 +26,7 @@ from agents.learner import EvolveReport, Learner, set_limit
 from agents.models import DEFAULT_MODEL, Model, load_model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
+from agents.seeding import DEFAULT_SEED, derive_seed
 from agents.trajectory import Trajectory
 from envs.zwc import Observation, Task, Verdict
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 class EpisodeState(TypedDict, total=False):
     env: Any
     task: Task
+    sample: int
     obs: Observation
     messages: list[dict[str, str]]
     code: str
@@ -59,12 +61,14 @@ class Agent:
         temperature, max_tokens: sampling settings; sampled runs (n > 1) use ``sample_temperature``.
         concurrency: episodes in flight at once (the batch the model sees).
         dtype: ``auto`` | ``bfloat16`` | ``float32``, for a model loaded by name (``agents.models.dtype``).
+        seed: the run seed every sampled answer's seed derives from (``agents.seeding``: run, task,
+            sample, turn), on backends that seed per prompt: the same seed gives the same samples.
     """
 
     def __init__(self, model: str | Model = DEFAULT_MODEL, learner: Learner | None = None, *,
                  max_turns: int = 1, max_searches: int = 3, temperature: float = 0.0,
                  sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32,
-                 dtype: str = "auto"):
+                 dtype: str = "auto", seed: int = DEFAULT_SEED):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
             raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
@@ -75,6 +79,7 @@ class Agent:
         self.max_turns, self.max_searches = max_turns, max_searches
         self.temperature, self.sample_temperature = temperature, sample_temperature
         self.max_tokens, self.concurrency = max_tokens, concurrency
+        self.seed = int(seed)
         self._batcher: DynamicBatcher | None = None
         self._graph = self._build_graph()
 
@@ -149,8 +154,10 @@ class Agent:
         return graph.compile()
 
     def _generate(self, state: EpisodeState) -> dict:
+        turn = sum(m["role"] == "assistant" for m in state["messages"])
+        seed = derive_seed(self.seed, state["task"].task_id, state.get("sample", 0), turn)
         [[completion]] = self._generator().generate([state["messages"]], n=1, temperature=state["temperature"],
-                                                    max_tokens=self.max_tokens)
+                                                    max_tokens=self.max_tokens, seeds=[seed])
         messages = [*state["messages"], {"role": "assistant", "content": completion.text}]
         return {"messages": messages, "tokens": state["tokens"] + completion.tokens,
                 "code": extract_code(completion.text), "query": extract_search(completion.text)}
@@ -195,6 +202,7 @@ class Agent:
         context = self.learner.context(obs) if self.learner is not None else ""
         state: EpisodeState = {"env": env, "task": task, "obs": obs, "messages": first_prompt(obs, context),
                                "code": "", "query": "", "verdict": None, "turns": 0, "searches": 0, "tokens": 0,
+                               "sample": sample,
                                "temperature": self.temperature if temperature is None else temperature}
 
         final = self._graph.invoke(state, config={"recursion_limit": 4 * (self.max_turns + self.max_searches) + 8})

@@ -12,12 +12,14 @@ import threading
 from dataclasses import dataclass, field
 
 from agents.models.base import Completion, Messages, Model
+from agents.seeding import supports_seeds
 
 
 @dataclass
 class _Request:
     prompts: list[Messages]
     key: tuple
+    seeds: list[int] | None = None
     done: threading.Event = field(default_factory=threading.Event)
     result: list[list[Completion]] | None = None
     error: BaseException | None = None
@@ -33,9 +35,19 @@ class DynamicBatcher:
         self.batches: list[int] = []  # sizes, for reporting
         threading.Thread(target=self._loop, daemon=True, name="dynamic-batcher").start()
 
+    @property
+    def supports_seeds(self) -> bool:
+        return supports_seeds(self.model)
+
     def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
-                 max_tokens: int = 512, stop: list[str] | None = None) -> list[list[Completion]]:
-        request = _Request(prompts, (n, temperature, max_tokens, tuple(stop or ())))
+                 max_tokens: int = 512, stop: list[str] | None = None,
+                 seeds: list[int] | None = None) -> list[list[Completion]]:
+        """``seeds`` (one per prompt) reach a backend that ``supports_seeds``; others ignore them.
+        Seeded and unseeded requests never share a batch."""
+        if seeds is not None and len(seeds) != len(prompts):
+            raise ValueError(f"seeds: one per prompt, got {len(seeds)} for {len(prompts)} prompts")
+        seeds = seeds if seeds is not None and self.supports_seeds else None
+        request = _Request(prompts, (n, temperature, max_tokens, tuple(stop or ()), seeds is not None), seeds)
         self._queue.put(request)
         request.done.wait()
         if request.error is not None:
@@ -61,12 +73,13 @@ class DynamicBatcher:
             self._run(group)
 
     def _run(self, group: list[_Request]) -> None:
-        n, temperature, max_tokens, stop = group[0].key
+        n, temperature, max_tokens, stop, seeded = group[0].key
         prompts = [p for r in group for p in r.prompts]
         self.batches.append(len(prompts))
+        extra = {"seeds": [s for r in group for s in r.seeds]} if seeded else {}
         try:
             results = self.model.generate(prompts, n=n, temperature=temperature, max_tokens=max_tokens,
-                                          stop=list(stop) or None)
+                                          stop=list(stop) or None, **extra)
         except BaseException as exc:  # noqa: BLE001 - handed to every waiting caller
             for r in group:
                 r.error = exc

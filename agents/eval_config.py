@@ -76,7 +76,8 @@ def eval_config(agent: Agent, env: ZWCEnv, *, split: str, mode: str, n: int, lim
                 functions: list[str] | None, temperature: float, code_version: str) -> dict:
     """Everything that decides what a result record means, as JSON values."""
     return {"split": split, "mode": mode, "model": agent.name, "dtype": agent.weights_dtype,
-            "n": n, "limit": limit, "temperature": temperature, "max_tokens": agent.max_tokens,
+            "n": n, "limit": limit, "temperature": temperature, "seed": getattr(agent, "seed", None),
+            "max_tokens": agent.max_tokens,
             "max_turns": agent.max_turns,
             "max_searches": agent.max_searches, "functions": sorted(functions) if functions is not None else None,
             "learner": getattr(agent.learner, "name", "none"), "usage": env.usage, "docs_chars": env.docs_chars,

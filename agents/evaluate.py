@@ -91,7 +91,8 @@ def result_record(t: Trajectory) -> dict:
             "failure": t.failure.value, "code": t.code, "tokens": t.tokens, "seconds": round(t.seconds, 4),
             "turns": t.turns, "searches": t.searches, "detail": t.verdict.detail[:500] if t.verdict else "",
             "zwc_calls": list(t.verdict.zwc_calls) if t.verdict else [],
-            "target_used": t.verdict.target_used if t.verdict else None}
+            "target_used": t.verdict.target_used if t.verdict else None,
+            "answer": next((m["content"] for m in reversed(t.messages) if m["role"] == "assistant"), "")}
 
 
 def summarise(records: list[dict], task_ids: list[str], n: int) -> tuple[dict[int, float], dict[str, int]]:

@@ -254,6 +254,8 @@ def eval_command(
     max_tokens: int = typer.Option(512, "--max-tokens", help="Tokens per answer."),
     max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback)."),
     usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
+    seed: int = typer.Option(0, "--seed", help="Run seed: every sampled answer's seed derives from it (task, "
+                                               "sample, turn), so the same command gives the same samples."),
 ) -> None:
     """Evaluate a model, or a saved learner (--run), on a split; results and a summary are written as they
     finish."""
@@ -268,8 +270,10 @@ def eval_command(
             console.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
         out = out or run / f"results-{split}-{mode}.jsonl"
+        agent.seed = seed
     else:
-        agent = Agent(model=model or "smollm2-135m", max_tokens=max_tokens, max_turns=max_turns, dtype=dtype)
+        agent = Agent(model=model or "smollm2-135m", max_tokens=max_tokens, max_turns=max_turns, dtype=dtype,
+                      seed=seed)
     env = _load_env(zwc, usage)
     try:
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,

@@ -33,6 +33,9 @@ class Model(Protocol):
 
     def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
                  max_tokens: int = 512, stop: list[str] | None = None) -> list[list[Completion]]: ...
+    # A backend that can seed each prompt's samples on their own sets ``supports_seeds = True`` and
+    # takes ``seeds=[one int per prompt]`` too (``agents.seeding``: sample j of prompt i draws from
+    # derive_seed(seeds[i], j)); the agent passes seeds only to such a backend.
 
 
 def check_generate_args(prompts: list[Messages], n: int, temperature: float, max_tokens: int) -> None:

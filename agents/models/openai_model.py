@@ -53,13 +53,20 @@ class OpenAIModel:
                 delay = min(delay * 2, 30.0)
         raise AssertionError("unreachable")
 
-    def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
-                 max_tokens: int = 512, stop: list[str] | None = None) -> list[list[Completion]]:
-        check_generate_args(prompts, n, temperature, max_tokens)
+    supports_seeds = True  # sent as the request's ``seed`` (sebench serve and vLLM honour it; others may not)
 
-        def one(prompt: Messages) -> list[Completion]:
+    def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
+                 max_tokens: int = 512, stop: list[str] | None = None,
+                 seeds: list[int] | None = None) -> list[list[Completion]]:
+        check_generate_args(prompts, n, temperature, max_tokens)
+        if seeds is not None and len(seeds) != len(prompts):
+            raise ValueError(f"seeds: one per prompt, got {len(seeds)} for {len(prompts)} prompts")
+
+        def one(prompt: Messages, seed: int | None) -> list[Completion]:
             payload = {"model": self.model, "messages": prompt, "n": n, "temperature": temperature,
                        "max_tokens": max_tokens}
+            if seed is not None:
+                payload["seed"] = seed
             if stop:
                 payload["stop"] = stop
             data = self._post(payload)
@@ -79,7 +86,7 @@ class OpenAIModel:
             return out
 
         with ThreadPoolExecutor(max(1, min(self.concurrency, len(prompts)))) as pool:
-            return list(pool.map(one, prompts))
+            return list(pool.map(one, prompts, seeds if seeds is not None else [None] * len(prompts)))
 
     def close(self) -> None:
         self._client.close()

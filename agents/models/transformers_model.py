@@ -14,6 +14,7 @@ from pathlib import Path
 from agents.models.base import Completion, Messages, check_generate_args, cut_at_stop
 from agents.models.dtype import resolve_dtype, torch_dtype
 from agents.models.errors import ModelUnavailableError
+from agents.seeding import row_seeds
 
 
 class TransformersModel:
@@ -48,10 +49,17 @@ class TransformersModel:
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one forward pass at a time; batching happens inside
 
+    supports_seeds = True  # each prompt's samples draw from generators of their own (agents.seeding)
+
     def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
                  max_tokens: int = 512, stop: list[str] | None = None,
-                 seed: int | None = None) -> list[list[Completion]]:
+                 seed: int | None = None, seeds: list[int] | None = None) -> list[list[Completion]]:
+        """``seeds``: one per prompt; sample j of prompt i then draws from its own generator seeded
+        with ``derive_seed(seeds[i], j)``, so it is the same whatever else shares the batch.
+        ``seed`` (one for the whole call) seeds torch's global generator instead."""
         check_generate_args(prompts, n, temperature, max_tokens)
+        if seeds is not None and len(seeds) != len(prompts):
+            raise ValueError(f"seeds: one per prompt, got {len(seeds)} for {len(prompts)} prompts")
         import torch
 
         texts = [self.tokenizer.apply_chat_template(p, add_generation_prompt=True, tokenize=False)
@@ -62,16 +70,28 @@ class TransformersModel:
                 torch.manual_seed(seed)
             per_batch = max(1, self.batch_size // n)
             for start in range(0, len(texts), per_batch):
-                results += self._generate_batch(texts[start:start + per_batch], n, temperature, max_tokens, stop)
+                part = None if seeds is None else seeds[start:start + per_batch]
+                results += self._generate_batch(texts[start:start + per_batch], n, temperature, max_tokens, stop,
+                                                part)
         return results
 
     def _generate_batch(self, texts: list[str], n: int, temperature: float, max_tokens: int,
-                        stop: list[str] | None) -> list[list[Completion]]:
+                        stop: list[str] | None, seeds: list[int] | None = None) -> list[list[Completion]]:
         encoded = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
         greedy_copies = n if temperature == 0 else 1  # greedy samples are all the same: compute one
         kwargs = dict(max_new_tokens=max_tokens, num_return_sequences=n // greedy_copies,
                       pad_token_id=self.tokenizer.pad_token_id)
-        if temperature > 0:
+        if temperature > 0 and seeds is not None and n > 1:  # rows i*n + j, as num_return_sequences lays them
+            encoded = {k: v.repeat_interleave(n, dim=0) for k, v in encoded.items()}
+            kwargs["num_return_sequences"] = 1
+        if temperature > 0 and seeds is not None:
+            from transformers import LogitsProcessorList
+
+            # each row samples with its own generator; greedy decoding then takes the sampled token
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None,
+                          logits_processor=LogitsProcessorList([RowSampler(row_seeds(seeds, n), temperature,
+                                                                           self.device)]))
+        elif temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0)
         else:
             kwargs.update(do_sample=False)
@@ -92,6 +112,32 @@ class TransformersModel:
             completions += [Completion(text=cut, tokens=len(ids), finish_reason=reason,
                                        prompt_tokens=prompt_tokens[r // (n // greedy_copies)])] * greedy_copies
         return [completions[i * n:(i + 1) * n] for i in range(len(texts))]
+
+
+class RowSampler:
+    """A logits processor that samples every row of the batch from a generator of its own.
+
+    ``transformers``' sampling draws the whole batch from one generator, so a row's sample depends
+    on what else is in the batch. This draws row ``r``'s token from ``softmax(logits / T)`` with
+    ``generators[r]`` (plain sampling: no top-k, top-p 1, as the unseeded path) and leaves only
+    that token finite, so greedy decoding takes it.
+    """
+
+    def __init__(self, seeds: list[int], temperature: float, device: str):
+        import torch
+
+        self.temperature = temperature
+        self.generators = [torch.Generator(device=device).manual_seed(s) for s in seeds]
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        if scores.shape[0] != len(self.generators):
+            raise RuntimeError(f"RowSampler: {scores.shape[0]} rows, {len(self.generators)} seeds")
+        probs = torch.softmax(scores.float() / self.temperature, dim=-1)
+        chosen = torch.cat([torch.multinomial(probs[r], 1, generator=g) for r, g in enumerate(self.generators)])
+        out = torch.full_like(scores, float("-inf"))
+        return out.scatter_(1, chosen[:, None], 0.0)
 
 
 def load_embedded(name: str, **kwargs) -> TransformersModel:

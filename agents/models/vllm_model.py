@@ -18,12 +18,19 @@ class VLLMModel:
         self.name = f"vllm:{model}"
         self.llm = LLM(model=model, **engine_kwargs)
 
+    supports_seeds = True  # one SamplingParams per prompt, with its seed
+
     def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
-                 max_tokens: int = 512, stop: list[str] | None = None) -> list[list[Completion]]:
+                 max_tokens: int = 512, stop: list[str] | None = None,
+                 seeds: list[int] | None = None) -> list[list[Completion]]:
         check_generate_args(prompts, n, temperature, max_tokens)
         from vllm import SamplingParams
 
-        params = SamplingParams(n=n, temperature=temperature, max_tokens=max_tokens, stop=stop or None)
+        if seeds is None:
+            params = SamplingParams(n=n, temperature=temperature, max_tokens=max_tokens, stop=stop or None)
+        else:
+            params = [SamplingParams(n=n, temperature=temperature, max_tokens=max_tokens, stop=stop or None, seed=s)
+                      for s in seeds]
         outputs = self.llm.chat(prompts, params, use_tqdm=False)
         return [[Completion(text=cut_at_stop(o.text, stop), tokens=len(o.token_ids),
                             finish_reason="length" if o.finish_reason == "length" else "stop",
