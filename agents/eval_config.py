@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sebench.errors import SebenchError
+
 if TYPE_CHECKING:
     from agents.agent import Agent
     from envs.zwc import ZWCEnv
@@ -38,7 +40,7 @@ MAY_CHANGE_ON_RESUME = {
 }
 
 
-class MixedResultsError(ValueError):
+class MixedResultsError(SebenchError, ValueError):
     """A resume whose configuration differs from the one its results were written with."""
 
     def __init__(self, results: Path, differences: dict[str, tuple[object, object]], note: str = ""):

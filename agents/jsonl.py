@@ -20,8 +20,10 @@ import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
+from sebench.errors import SebenchError
 
-class JsonlCorruptError(ValueError):
+
+class JsonlCorruptError(SebenchError, ValueError):
     """A JSON-lines file with a bad line that is not a torn last line."""
 
     def __init__(self, path: Path, line: int, problem: str):

@@ -14,10 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sebench.errors import SebenchError
+
 FILE_MODULE_PREFIX = "sebench_target_"  # the module name a file target is loaded under
 
 
-class TargetError(ValueError):
+class TargetError(SebenchError, ValueError):
     """A target that names nothing usable: what is wrong with it, and how to write it."""
 
     def __init__(self, target: str, problem: str, fix: str):

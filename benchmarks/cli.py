@@ -585,13 +585,20 @@ def main() -> None:
     import sys
 
     from benchmarks.cli_learners import print_settings_after_help
+    from sebench.errors import SebenchError
 
     try:
-        app()
+        app(standalone_mode=True)
     except SystemExit as done:
         if done.code == 0:
             print_settings_after_help(sys.argv[1:])
         raise
+    except SebenchError as exc:  # bad input or a missing prerequisite: one line, the fix in it
+        from rich.markup import escape
+
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise SystemExit(2) from None
+    # anything else is a bug and keeps its traceback
 
 
 if __name__ == "__main__":

@@ -19,12 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sebench.errors import SebenchError
+
 SPLIT_NAMES = {"single_test": "single", "multiple_test": "multi"}
 VALIDATION_SLOTS = ("closed", "open", "numpy", "reference")  # validate's run order, by file index
 _VALIDATE_FILE = re.compile(r"^([0-3])-(.+)-(closed|open|numpy)\.summary\.json$")
 
 
-class ReportError(ValueError):
+class ReportError(SebenchError, ValueError):
     """Input the report cannot use; the message names the path and what was expected."""
 
 

@@ -22,11 +22,12 @@ from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from envs.zwc import ZWCEnv
 from learners import make
+from sebench.errors import SebenchError
 
 RUN_FILE = "run.json"
 
 
-class RunError(ValueError):
+class RunError(SebenchError, ValueError):
     """A directory that is not a run, or one this code cannot load."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.learner import EvolveReport, Learner, LearnerConfig
 from envs.zwc import Observation
+from sebench.errors import SebenchError
 
 __all__ = ["EvolveReport", "Learner", "LearnerStateError", "NoLearner", "gathering_agent", "load_state",
            "progress_bar", "save_state", "warn_empty"]
@@ -100,7 +101,7 @@ def warn_empty(report: EvolveReport, message: str) -> EvolveReport:
     return report
 
 
-class LearnerStateError(ValueError):
+class LearnerStateError(SebenchError, ValueError):
     """A saved state that is missing, unreadable, or another learner's."""
 
 

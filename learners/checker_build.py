@@ -32,11 +32,12 @@ from envs.zwc.tasks.compose import make_multi
 from envs.zwc.tasks.hygiene import Guard
 from envs.zwc.tasks.single import make_single, selected_name
 from envs.zwc.translate import translate_numpy
+from sebench.errors import SebenchError
 
 TEST_SPLITS = ("single_test", "multiple_test")
 
 
-class CheckBuildError(RuntimeError):
+class CheckBuildError(SebenchError, RuntimeError):
     """The checker could not make a gradable build (a bug in the task generators, not the learner's)."""
 
 

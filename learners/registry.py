@@ -20,11 +20,12 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from agents.learner import Learner
+from sebench.errors import SebenchError
 
 GROUP = "sebench.learners"
 
 
-class LearnerRegistryError(KeyError):
+class LearnerRegistryError(SebenchError, KeyError):
     """No learner by that name, or none registered at all (a KeyError, as a Mapping's lookups
     must raise, printed without KeyError's quotes)."""
 

@@ -32,6 +32,7 @@ from agents.prompts import first_prompt
 from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
 from learners.rl_train import RLSettings, return_memory, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
+from sebench.errors import SebenchError
 
 # Table 3's ablations, as changes to the default (standard GRPO) settings. The paper does not
 # restate its absolute values here; the SFT-like variant is "larger learning rate and batch",
@@ -47,7 +48,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-class RLLearnerError(RuntimeError):
+class RLLearnerError(SebenchError, RuntimeError):
     """RL cannot run as configured."""
 
 

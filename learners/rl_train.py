@@ -54,6 +54,7 @@ from learners.sft_train import (
     save_model,
 )
 from learners.train_settings import TrainerSettings
+from sebench.errors import SebenchError
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -449,7 +450,7 @@ def run_record(prompts: list[dict], base_model: str | Path, variant: str, settin
             "settings": asdict(settings)}
 
 
-class FinishedRunMismatch(ValueError):
+class FinishedRunMismatch(SebenchError, ValueError):
     """``out_dir`` holds a finished run of another configuration."""
 
 

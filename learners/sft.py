@@ -26,9 +26,10 @@ from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, return_memory, train_sft
+from sebench.errors import SebenchError
 
 
-class SFTLearnerError(RuntimeError):
+class SFTLearnerError(SebenchError, RuntimeError):
     """SFT cannot run as configured (no local weights, nothing collected ...)."""
 
 

@@ -16,10 +16,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from sebench.errors import SebenchError
+
 Metadata = dict[str, str | int | float | bool]
 
 
-class MemoryStoreError(Exception):
+class MemoryStoreError(SebenchError):
     """Bad input to a memory store; the message names the item and the fix."""
 
 

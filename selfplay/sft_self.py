@@ -37,6 +37,7 @@ from learners.base import RunDirectories, gathering_agent, load_state, save_stat
 from learners.sft import base_model_path
 from learners.sft_data import CollectReport, passing_samples
 from learners.sft_train import SFTSettings, return_memory, train_sft
+from sebench.errors import SebenchError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
 from selfplay.proposer import ProposerConfig
 from selfplay.teacher import make_proposer
@@ -45,7 +46,7 @@ SETTINGS_FILE = "selfplay.json"
 _RUN_FILES = ("rounds.jsonl", "rounds.png")  # and buffer-*.jsonl: copied beside a saved state
 
 
-class SFTSelfError(RuntimeError):
+class SFTSelfError(SebenchError, RuntimeError):
     """SFT self-play cannot run as configured, or made nothing to train on."""
 
 

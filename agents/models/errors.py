@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from sebench.errors import SebenchError
 
-class ModelError(Exception):
+
+class ModelError(SebenchError):
     """Base class of model-layer errors."""
 
 

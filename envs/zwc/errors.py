@@ -5,8 +5,10 @@ Every message names what was wrong (file, line, field or value) and how to fix i
 
 from __future__ import annotations
 
+from sebench.errors import SebenchError
 
-class ZWCEnvError(Exception):
+
+class ZWCEnvError(SebenchError):
     """Base class of every error this package raises on purpose."""
 
 
