@@ -40,6 +40,10 @@ MAY_CHANGE_ON_RESUME = {
 }
 
 
+class ResultsExistError(SebenchError, FileExistsError):
+    """A results file already holds records and the run was not asked to resume it."""
+
+
 class MixedResultsError(SebenchError, ValueError):
     """A resume whose configuration differs from the one its results were written with."""
 

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.eval_config import check_resume, eval_config, record_config
+from agents.eval_config import ResultsExistError, check_resume, eval_config, record_config
 from agents.jsonl import cut_torn_tail
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
@@ -148,7 +148,7 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
         agent.bind_reference(env)
     out_path = Path(out) if out is not None else env.root / f"results-{split}-{mode}.jsonl"
     if out_path.exists() and out_path.stat().st_size and not resume:
-        raise FileExistsError(f"{out_path} already holds results; pass resume=True (--resume) to continue it, "
+        raise ResultsExistError(f"{out_path} already holds results; pass resume=True (--resume) to continue it, "
                               "or choose another --out")
     temperature = agent.temperature if n == 1 else agent.sample_temperature
     config = eval_config(agent, env, split=split, mode=mode, n=n, limit=limit, functions=functions,

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from sebench.errors import SettingError
+
 if TYPE_CHECKING:
     from agents.agent import Agent
     from agents.trajectory import Trajectory
@@ -42,7 +44,7 @@ class LearnerConfig:
     def __post_init__(self) -> None:
         if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
                                        or self.limit < 1):
-            raise ValueError(f"limit must be an integer >= 1 or None, got {self.limit!r}")
+            raise SettingError(f"limit must be an integer >= 1 or None, got {self.limit!r}")
 
 
 @dataclass
@@ -57,7 +59,7 @@ def set_limit(learner: Learner, limit: int) -> None:
     """``Agent.evolve(env, limit=N)``: a ``limit`` attribute of the learner's own (a learner made of
     stages sets each), else its config's ``limit``; a named error for a learner with neither."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+        raise SettingError(f"limit must be an integer >= 1, got {limit!r}")
     if hasattr(learner, "limit"):
         learner.limit = limit
     elif hasattr(getattr(learner, "config", None), "limit"):

@@ -15,7 +15,25 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(help="SE-Bench: can an agent internalise a library it has never seen?",
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """The command group: a ``SebenchError`` (bad input, a missing prerequisite; its message says
+    the fix) from any command prints in one line and exits 2; anything else is a bug and keeps
+    its traceback."""
+
+    def invoke(self, ctx):
+        from sebench.errors import SebenchError
+
+        try:
+            return super().invoke(ctx)
+        except SebenchError as exc:
+            from rich.markup import escape
+
+            console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            raise typer.Exit(2) from None
+
+
+app = typer.Typer(help="SE-Bench: can an agent internalise a library it has never seen?", cls=_OneLineErrors,
                   no_args_is_help=True, pretty_exceptions_show_locals=False)
 zwc_app = typer.Typer(help="Build and inspect ZWC environments.", no_args_is_help=True)
 app.add_typer(zwc_app, name="zwc")
@@ -260,15 +278,11 @@ def eval_command(
     """Evaluate a model, or a saved learner (--run), on a split; results and a summary are written as they
     finish."""
     from agents import Agent
-    from benchmarks.runs import RunError, load_run
+    from benchmarks.runs import load_run
 
     if run is not None:
-        try:
-            agent = load_run(run, model=model, max_tokens=max_tokens, max_turns=max_turns,
-                             dtype=None if dtype == "auto" else dtype)
-        except (RunError, LookupError, ValueError) as exc:
-            console.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
+        agent = load_run(run, model=model, max_tokens=max_tokens, max_turns=max_turns,
+                         dtype=None if dtype == "auto" else dtype)
         out = out or run / f"results-{split}-{mode}.jsonl"
         agent.seed = seed
     else:
@@ -278,12 +292,7 @@ def eval_command(
     try:
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
                                 resume=resume)
-    except (FileExistsError, ValueError, KeyError) as exc:  # MixedResultsError (a resume of another config)
-        from rich.markup import escape
-
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2) from None
-    finally:
+    finally:  # ResultsExistError, MixedResultsError (a resume of another config): one line, from main
         env.close()
     for table in _report_tables([report]):
         Console().print(table)
@@ -360,12 +369,7 @@ def evolve_command(
     try:
         agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
                                    dtype=dtype, usage=usage)
-    except (LookupError, TypeError) as exc:  # unknown learner or setting
-        raise typer.BadParameter(str(exc)) from None
-    except (RuntimeError, ValueError) as exc:  # bad settings, nothing collected, checkpoints of other settings
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    finally:
+    finally:  # unknown learner or setting, nothing collected, checkpoints of other settings: one line
         env.close()
     table = Table(title=f"evolve: {learner} with {model}")
     table.add_column("what")
@@ -468,9 +472,6 @@ def sft_compare_command(
         rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
                            limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
                            settings=_overrides(settings), probe_limit=probe_limit, dtype=dtype)
-    except (RuntimeError, ValueError) as exc:  # SFTLearnerError, unknown settings, checkpoints of other settings
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
     finally:
         env.close()
     table = Table(title=f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
@@ -518,9 +519,6 @@ def rl_compare_command(
         rows = rl_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps,
                           sft_steps=sft_steps, n=n, limit=limit, gather_model=gather_model or None,
                           max_tokens=max_tokens, settings=_overrides(settings), probe_limit=probe_limit, dtype=dtype)
-    except (RuntimeError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
     finally:
         env.close()
     table = Table(title=f"RL, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
@@ -585,20 +583,12 @@ def main() -> None:
     import sys
 
     from benchmarks.cli_learners import print_settings_after_help
-    from sebench.errors import SebenchError
-
     try:
-        app(standalone_mode=True)
+        app()  # a SebenchError prints in one line (``_OneLineErrors``); anything else keeps its traceback
     except SystemExit as done:
         if done.code == 0:
             print_settings_after_help(sys.argv[1:])
         raise
-    except SebenchError as exc:  # bad input or a missing prerequisite: one line, the fix in it
-        from rich.markup import escape
-
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise SystemExit(2) from None
-    # anything else is a bug and keeps its traceback
 
 
 if __name__ == "__main__":

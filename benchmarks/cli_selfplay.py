@@ -59,12 +59,7 @@ def selfplay_command(
     try:
         agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
                                    dtype=dtype, usage=usage)
-    except (LookupError, TypeError) as exc:  # unknown setting
-        raise typer.BadParameter(str(exc)) from None
-    except (RuntimeError, ValueError) as exc:  # bad settings, nothing to train on, a state of other settings
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    finally:
+    finally:  # a SebenchError (bad setting, nothing to train on, a state of other settings) is one line
         env.close()
     console = Console()
     console.print(rounds_table(Path(config["state_dir"]), f"self-play: {learner} with {model}"))
@@ -142,9 +137,6 @@ def selfplay_compare_command(
                                 proposals=proposals, sft_steps=sft_steps, n=n, limit=limit, probe_limit=probe_limit,
                                 gather_model=gather_model or None, max_tokens=max_tokens,
                                 settings=_overrides(settings), dtype=dtype)
-    except (RuntimeError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
     finally:
         env.close()
     failed = list(json.loads((out / "summary.json").read_text())["config"]["failed"])

@@ -27,6 +27,7 @@ from benchmarks.runs import evolve_run
 from benchmarks.sft_compare import SFTRow, measure
 from envs.zwc import ZWCEnv
 from learners.rl import PRESETS
+from sebench.errors import SettingError
 
 DEFAULT_LEARNERS = ("closed-sft", "open-rl", "closed-rl", *(f"closed-rl@{p}" for p in PRESETS if p != "grpo"),
                     "closed-sft-rl")
@@ -37,10 +38,10 @@ def parse_learner(spec: str) -> tuple[str, str | None]:
     """``closed-rl@sft-like`` -> (``closed-rl``, ``sft-like``); a named error for unknown ones."""
     name, _, preset = spec.partition("@")
     if name not in (*SFT_NAMES, "open-rl", "closed-rl", "closed-sft-rl"):
-        raise ValueError(f"rl-compare runs closed-sft, open-sft, open-rl, closed-rl[@PRESET] and closed-sft-rl; "
+        raise SettingError(f"rl-compare runs closed-sft, open-sft, open-rl, closed-rl[@PRESET] and closed-sft-rl; "
                          f"got {spec!r}")
     if preset and (name != "closed-rl" or preset not in PRESETS):
-        raise ValueError(f"{spec!r}: presets are Closed-RL's: closed-rl@{{{','.join(PRESETS)}}}")
+        raise SettingError(f"{spec!r}: presets are Closed-RL's: closed-rl@{{{','.join(PRESETS)}}}")
     return name, preset or None
 
 

@@ -31,6 +31,7 @@ from agents.probe import ProbeReport
 from benchmarks.runs import evolve_run
 from benchmarks.sft_compare import SFTRow, measure
 from envs.zwc import ZWCEnv
+from sebench.errors import SettingError
 
 SELFPLAY = ("closed-sft-self", "open-sft-self", "absolute-zero")
 DEFAULT_LEARNERS = ("closed-sft", *SELFPLAY)
@@ -45,7 +46,7 @@ def learner_settings(name: str, train_limit: int, sft_steps: int, rounds: int, p
     if name == "closed-sft":
         return {"limit": train_limit, "gather_model": gather_model, "max_steps": sft_steps}
     if name not in SELFPLAY:
-        raise ValueError(f"selfplay-compare runs closed-sft and {', '.join(SELFPLAY)}; got {name!r}")
+        raise SettingError(f"selfplay-compare runs closed-sft and {', '.join(SELFPLAY)}; got {name!r}")
     settings: dict[str, Any] = {"limit": train_limit, "rounds": rounds}
     if name != "absolute-zero":  # its proposals per round are its slots x num_generations
         settings |= {"proposals": proposals, "max_steps": sft_steps}

@@ -26,6 +26,7 @@ from agents.prompts import closed_book_outcome
 from envs.zwc import Observation
 from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
 from learners.playbook import Playbook, cited, parse_deltas, parse_tags
+from sebench.errors import SettingError
 
 
 @dataclass
@@ -43,7 +44,7 @@ class AceConfig(LearnerConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.epochs < 1 or self.max_retries < 0 or self.validation < 0 or self.budget_tokens < 50:
-            raise ValueError(f"invalid AceConfig {self}: epochs >= 1, retries/validation >= 0, budget >= 50")
+            raise SettingError(f"invalid AceConfig {self}: epochs >= 1, retries/validation >= 0, budget >= 50")
 
 
 REFLECT = """You are the Reflector. Diagnose this attempt at a coding task that uses the Python library zwc.

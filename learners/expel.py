@@ -28,6 +28,7 @@ from envs.zwc import Observation, Task
 from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
 from learners.rules import RuleBook, parse_operations
 from memory import InMemoryStore, MemoryStore
+from sebench.errors import SettingError
 
 
 @dataclass
@@ -44,7 +45,7 @@ class ExpelConfig(LearnerConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.max_reflections < 0 or self.retrieve_k < 0 or self.rule_cap < 1 or self.success_chunk < 1:
-            raise ValueError(f"invalid ExpelConfig {self}: counts must be >= 0 and caps >= 1")
+            raise SettingError(f"invalid ExpelConfig {self}: counts must be >= 0 and caps >= 1")
 
 
 OPERATIONS = """ADD: <a new general rule>

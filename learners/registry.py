@@ -14,13 +14,15 @@ config; ``make(name, **config)`` builds one.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import fields
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from agents.learner import Learner
-from sebench.errors import SebenchError
+from sebench.errors import SebenchError, SettingError
 
 GROUP = "sebench.learners"
 
@@ -77,8 +79,21 @@ REGISTRY = _Registry()
 
 
 def make(name: str, **config: Any) -> Learner:
-    """A learner by registered name; unknown names list the known ones."""
-    return REGISTRY[name](**config)
+    """A learner by registered name; unknown names list the known ones, an unknown setting names
+    the learner's own (``SettingError``)."""
+    factory = REGISTRY[name]
+    try:
+        return factory(**config)
+    except TypeError as exc:  # a config dataclass refusing a keyword: the user's setting, not a bug
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        if unknown is None or unknown.group(1) not in config:
+            raise
+        declared = config_class(factory)
+        known = sorted(f.name for f in fields(declared)) if declared is not None else []
+        close = difflib.get_close_matches(unknown.group(1), known, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise SettingError(f"{name} has no setting {unknown.group(1)!r}{hint}; its settings: {', '.join(known)} "
+                           f"(`sebench learners {name}` says what each does)") from None
 
 
 def config_class(factory: Callable[..., Learner]) -> type | None:

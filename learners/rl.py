@@ -32,7 +32,7 @@ from agents.prompts import first_prompt
 from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
 from learners.rl_train import RLSettings, return_memory, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
-from sebench.errors import SebenchError
+from sebench.errors import SebenchError, SettingError
 
 # Table 3's ablations, as changes to the default (standard GRPO) settings. The paper does not
 # restate its absolute values here; the SFT-like variant is "larger learning rate and batch",
@@ -67,10 +67,10 @@ class RLLearnerConfig(ParametricConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.gather_model not in (None, "self"):
-            raise ValueError(f"gather_model={self.gather_model!r}: RL rolls out with the policy it trains; "
+            raise SettingError(f"gather_model={self.gather_model!r}: RL rolls out with the policy it trains; "
                              "leave gather_model unset (Closed-SFT-RL takes one for its SFT stage)")
         if self.preset is not None and self.preset not in PRESETS:
-            raise ValueError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+            raise SettingError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
 
     @classmethod
     def from_overrides(cls, overrides: dict[str, Any]) -> RLLearnerConfig:
@@ -78,7 +78,7 @@ class RLLearnerConfig(ParametricConfig):
         mine = {k: v for k, v in overrides.items() if k in own}
         preset = mine.get("preset")
         if preset is not None and preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+            raise SettingError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
         settings = {**PRESETS.get(preset or "grpo", {}), **{k: v for k, v in overrides.items() if k not in own}}
         return cls(**mine, train=RLSettings.from_dict(settings))
 
@@ -207,7 +207,7 @@ class ClosedSFTRLLearner(WeightsLearner):
         for key in ("state_dir", "model_dir"):  # the SFT stage lives under STATE_DIR/sft
             sft.pop(key, None)
         if sft.pop("collect_only", False):
-            raise ValueError("closed-sft-rl trains RL from the SFT model, so collect_only cannot apply; "
+            raise SettingError("closed-sft-rl trains RL from the SFT model, so collect_only cannot apply; "
                              "run closed-sft with collect_only for the data alone")
         self.rl = ClosedRLLearner(config=RLLearnerConfig.from_overrides(rl))
         sft.setdefault("limit", self.rl.config.limit)  # both stages on the same train tasks

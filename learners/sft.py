@@ -26,7 +26,7 @@ from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, return_memory, train_sft
-from sebench.errors import SebenchError
+from sebench.errors import SebenchError, SettingError
 
 
 class SFTLearnerError(SebenchError, RuntimeError):
@@ -55,7 +55,7 @@ class SFTLearnerConfig(ParametricConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.samples < 1:
-            raise ValueError(f"need samples >= 1, got samples={self.samples}")
+            raise SettingError(f"need samples >= 1, got samples={self.samples}")
 
     @classmethod
     def from_overrides(cls, overrides: dict[str, Any]) -> SFTLearnerConfig:

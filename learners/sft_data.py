@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from agents.prompts import first_prompt
+from sebench.errors import DataError, SettingError
 
 if TYPE_CHECKING:
     from agents.agent import Agent
@@ -77,7 +78,7 @@ def read_samples(path: str | Path) -> list[SFTSample]:
         except ValueError as exc:
             if number == len(lines):
                 break  # the write a kill interrupted
-            raise ValueError(f"{path}:{number}: not an SFT sample ({exc}); delete the line or the file") from None
+            raise DataError(f"{path}:{number}: not an SFT sample ({exc}); delete the line or the file") from None
     return samples
 
 
@@ -96,7 +97,7 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
     already finished there are skipped, so a killed collection resumes.
     """
     if samples < 1:
-        raise ValueError(f"samples must be >= 1, got {samples}")
+        raise SettingError(f"samples must be >= 1, got {samples}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = _done_tasks(out)

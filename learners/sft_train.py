@@ -28,6 +28,7 @@ from pathlib import Path
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
 from learners.train_settings import TrainerSettings
+from sebench.errors import DataError, SettingError
 
 
 @dataclass
@@ -87,7 +88,7 @@ def same_run(out_dir: Path, run: dict, resume: Path | None) -> None:
     """Refuse to resume checkpoints that another configuration wrote; record this one's."""
     record = out_dir / "run.json"
     if resume is not None and record.is_file() and json.loads(record.read_text()) != run:
-        raise ValueError(f"{out_dir} holds checkpoints of a run with other settings or data ({record}); "
+        raise DataError(f"{out_dir} holds checkpoints of a run with other settings or data ({record}); "
                          "train into another directory, or delete it to start over")
     if int(os.environ.get("RANK", "0")) == 0:  # every process checks; the main one records
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -139,7 +140,7 @@ def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int)
 
     samples = read_samples(data)
     if not samples:
-        raise ValueError(f"{data}: no trajectories to train on (collection kept none; see its report)")
+        raise DataError(f"{data}: no trajectories to train on (collection kept none; see its report)")
     kept, too_long = [], 0
     for sample in samples:
         text = tokenizer.apply_chat_template([*sample.prompt_open, {"role": "assistant", "content": sample.completion}],
@@ -149,7 +150,7 @@ def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int)
             continue
         kept.append(sample.as_prompt_completion(variant))
     if not kept:
-        raise ValueError(f"{data}: every sample is longer than max_length={max_length} tokens; raise max_length")
+        raise DataError(f"{data}: every sample is longer than max_length={max_length} tokens; raise max_length")
     return Dataset.from_list(kept), too_long
 
 
@@ -162,7 +163,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     from trl import SFTConfig, SFTTrainer
 
     if variant not in ("open", "closed"):
-        raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
+        raise SettingError(f"variant must be 'open' or 'closed', got {variant!r}")
     settings = settings or SFTSettings()
     out_dir, model_dir = Path(out_dir), Path(model_dir)
     cuda = torch.cuda.is_available()

@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.learner import setting
 from agents.models.dtype import DTYPES
+from sebench.errors import SettingError
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -55,7 +56,7 @@ class TrainerSettings:
     def __post_init__(self) -> None:
         found = self.problems()
         if found:
-            raise ValueError(f"invalid {type(self).__name__}: " + "; ".join(found))
+            raise SettingError(f"invalid {type(self).__name__}: " + "; ".join(found))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]):
@@ -64,5 +65,5 @@ class TrainerSettings:
         unknown = sorted(set(values) - known)
         if unknown:
             kind = cls.__name__.removesuffix("Settings")
-            raise ValueError(f"unknown {kind} setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise SettingError(f"unknown {kind} setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return cls(**values)

@@ -1,5 +1,5 @@
 """The framework's root: what every package may import (it imports nothing of ours)."""
 
-from sebench.errors import SebenchError
+from sebench.errors import DataError, SebenchError, SettingError
 
-__all__ = ["SebenchError"]
+__all__ = ["DataError", "SebenchError", "SettingError"]

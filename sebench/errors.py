@@ -11,3 +11,13 @@ from __future__ import annotations
 
 class SebenchError(Exception):
     """Base class of every error sebench raises on purpose (the message says the fix)."""
+
+
+class SettingError(SebenchError, ValueError):
+    """A setting (a learner's, a trainer's, a command's) is unknown or out of range; the message
+    names the setting, the value and what it accepts."""
+
+
+class DataError(SebenchError, ValueError):
+    """Files or data the run needs are missing, empty or of another run; the message names them
+    and what to do (delete, rebuild, raise a limit)."""

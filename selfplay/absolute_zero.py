@@ -46,7 +46,7 @@ from learners.rl_train import (
 )
 from learners.sft import base_model_path
 from learners.sft_train import PeakMemory, last_checkpoint, release_optimiser, same_run, save_model
-from sebench.errors import SebenchError
+from sebench.errors import SebenchError, SettingError
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
 from selfplay.azr_tasks import TASK_TYPES
 from selfplay.curriculum import RoundLog, plot_rounds
@@ -107,22 +107,22 @@ class AbsoluteZeroConfig(ParametricConfig):
         for name in ("rounds", "seed_tasks", "capacity"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+                raise SettingError(f"{name} must be an integer >= 1, got {value!r}")
         if self.references < 0:
-            raise ValueError(f"references must be >= 0, got {self.references}")
+            raise SettingError(f"references must be >= 0, got {self.references}")
         if isinstance(self.task_types, str):
             self.task_types = [k.strip() for k in self.task_types.split(",") if k.strip()]
         if not isinstance(self.task_types, list | tuple) or not all(isinstance(k, str) for k in self.task_types):
-            raise ValueError(f"task_types must be a list of names or comma-separated text, e.g. "
+            raise SettingError(f"task_types must be a list of names or comma-separated text, e.g. "
                              f"--set task_types=deduction,induction (got {self.task_types!r})")
         try:
             slots = slots_for(list(self.task_types))
         except ValueError as exc:
-            raise ValueError(f"task_types: {exc}; e.g. --set task_types=deduction,induction") from None
+            raise SettingError(f"task_types: {exc}; e.g. --set task_types=deduction,induction") from None
         self.task_types = [k for k in TASK_TYPES if k in self.task_types]
         rows = self.train.prompts_per_step * self.train.steps_per_generation
         if rows % len(slots):
-            raise ValueError(f"prompts_per_step x steps_per_generation ({self.train.prompts_per_step} x "
+            raise SettingError(f"prompts_per_step x steps_per_generation ({self.train.prompts_per_step} x "
                              f"{self.train.steps_per_generation}) must be a multiple of {len(slots)}, the slots of "
                              f"a round over {', '.join(self.task_types)} (propose and solve per task type); "
                              f"e.g. prompts_per_step={len(slots)} with steps_per_generation=1")
@@ -133,7 +133,7 @@ class AbsoluteZeroConfig(ParametricConfig):
         own = {f.name for f in fields(cls)} - {"train"}
         mine = {k: v for k, v in overrides.items() if k in own}
         if "max_steps" in overrides:
-            raise ValueError("absolute-zero trains rounds x steps_per_generation steps; set rounds, not max_steps")
+            raise SettingError("absolute-zero trains rounds x steps_per_generation steps; set rounds, not max_steps")
         return cls(**mine, train=AZRSettings.from_dict({k: v for k, v in overrides.items() if k not in own}))
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sebench.errors import SettingError
 from selfplay.azr_tasks import TASK_TYPES, SolverTask, grade_many, make_task
 from selfplay.curriculum import RoundLog, RoundRecord, learnability, write_results
 from selfplay.reasons import Reason, Rejected
@@ -58,7 +59,7 @@ def slots_for(task_types: tuple[str, ...] | list[str] = TASK_TYPES) -> tuple[str
     ablations drop a type: its proposer and its solver go together)."""
     unknown = [k for k in task_types if k not in TASK_TYPES]
     if unknown or not task_types or len(set(task_types)) != len(task_types):
-        raise ValueError(f"task types must be distinct names among {', '.join(TASK_TYPES)} (got "
+        raise SettingError(f"task types must be distinct names among {', '.join(TASK_TYPES)} (got "
                          f"{', '.join(map(str, task_types)) or 'none'})")
     ordered = [k for k in TASK_TYPES if k in task_types]
     return tuple(f"{role}:{kind}" for role in ROLES for kind in ordered)

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agents.jsonl import JsonlCorruptError, append_records, read_records, rewrite_records
 from envs.zwc.task import Task
+from sebench.errors import SettingError
 
 TASK_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")  # it becomes part of a file name
 
@@ -55,10 +56,10 @@ class TaskBuffer:
 
     def __init__(self, path: str | Path, task_type: str, capacity: int = 1024):
         if not TASK_TYPE.match(task_type):
-            raise ValueError(f"task type {task_type!r} must be lower-case letters, digits, '-' or '_' "
+            raise SettingError(f"task type {task_type!r} must be lower-case letters, digits, '-' or '_' "
                              "(it names the buffer file)")
         if capacity < 1:
-            raise ValueError(f"capacity ({capacity}) must be at least 1")
+            raise SettingError(f"capacity ({capacity}) must be at least 1")
         self.path, self.type, self.capacity = Path(path), task_type, capacity
         self._entries: list[BufferEntry] = []
         self._ids: set[str] = set()

@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from agents.jsonl import JsonlCorruptError, append_records, read_records
 from envs.zwc import Task
+from sebench.errors import DataError, SettingError
 from selfplay.validate import Accepted, ValidationReport, Validator
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class RoundLog:
 
     def append(self, record: RoundRecord) -> None:
         if record.round in self.finished:
-            raise ValueError(f"round {record.round} is already recorded in {self.path}; a finished round "
+            raise DataError(f"round {record.round} is already recorded in {self.path}; a finished round "
                              "is not redone")
         append_records(self.path, [record.model_dump(mode="json")])
         self._records.append(record)
@@ -202,7 +203,7 @@ def solve(agent: Agent, env: ZWCEnv, tasks: Sequence[Task], samples: int = 1,
     prompt, ``env.check`` grades the answer in the sandbox). One sample is greedy; more are
     sampled at the agent's ``sample_temperature``."""
     if samples < 1:
-        raise ValueError(f"samples must be >= 1, got {samples}")
+        raise SettingError(f"samples must be >= 1, got {samples}")
     attempts: dict[str, list[Trajectory]] = {t.task_id: [] for t in tasks}
     if not tasks:
         return attempts
@@ -277,7 +278,7 @@ class RoundLoop:
         self.run_dir = Path(self.run_dir)
         for name in ("rounds", "proposals", "samples"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+                raise SettingError(f"{name} must be >= 1, got {getattr(self, name)}")
 
     @property
     def log(self) -> RoundLog:

@@ -26,6 +26,7 @@ from agents.models import Model, load_model
 from envs.zwc import Task, ZWCEnv, ZWCEnvError
 from envs.zwc.env import CONSTRUCTORS, trim_doc
 from envs.zwc.tasks.single import MIN_TESTS
+from sebench.errors import DataError, SettingError
 from selfplay.proposal import ENTRY, INPUTS_NAME, Proposal, parse_proposal, render_task
 from selfplay.reasons import Rejected
 
@@ -65,13 +66,13 @@ class ProposerConfig:
 
     def __post_init__(self) -> None:
         if self.functions_per_task < 1:
-            raise ValueError(f"functions_per_task ({self.functions_per_task}) must be at least 1")
+            raise SettingError(f"functions_per_task ({self.functions_per_task}) must be at least 1")
         if self.references < 0:
-            raise ValueError(f"references ({self.references}) must be >= 0")
+            raise SettingError(f"references ({self.references}) must be >= 0")
         if self.docs_chars is not None and self.docs_chars < 100:
-            raise ValueError(f"docs_chars ({self.docs_chars}) is too small to hold a signature; use >= 100 or None")
+            raise SettingError(f"docs_chars ({self.docs_chars}) is too small to hold a signature; use >= 100 or None")
         if self.max_tokens < 64:
-            raise ValueError(f"max_tokens ({self.max_tokens}) cannot hold a proposal; use >= 64")
+            raise SettingError(f"max_tokens ({self.max_tokens}) cannot hold a proposal; use >= 64")
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class Proposer:
         self.functions = sorted(functions)
         if len(self.functions) < self.config.functions_per_task:
             among = f" used by the {len(self.tasks)} train tasks given" if self.tasks is not None else ""
-            raise ValueError(f"{env.root}: only {len(self.functions)} documented functions{among} to sample, "
+            raise DataError(f"{env.root}: only {len(self.functions)} documented functions{among} to sample, "
                              f"{self.config.functions_per_task} asked per task")
         self.examples = self._example_tasks()
 
@@ -131,7 +132,7 @@ class Proposer:
         short = [(t, r) for t, r in examples if len(r) <= self.config.example_chars]
         examples = short or examples
         if not examples:
-            raise ValueError(f"{self.env.root}: no train task can serve as a worked example (none has a ZWC "
+            raise DataError(f"{self.env.root}: no train task can serve as a worked example (none has a ZWC "
                              f"reference defining {ENTRY} and >= {MIN_TESTS} literal inputs); "
                              f"rebuild the tasks with `sebench tasks build --zwc {self.env.root}`")
         return examples

@@ -37,7 +37,7 @@ from learners.base import RunDirectories, gathering_agent, load_state, save_stat
 from learners.sft import base_model_path
 from learners.sft_data import CollectReport, passing_samples
 from learners.sft_train import SFTSettings, return_memory, train_sft
-from sebench.errors import SebenchError
+from sebench.errors import SebenchError, SettingError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
 from selfplay.proposer import ProposerConfig
 from selfplay.teacher import make_proposer
@@ -80,7 +80,7 @@ class SFTSelfConfig(ParametricConfig):
         for name in ("rounds", "proposals", "samples"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+                raise SettingError(f"{name} must be an integer >= 1, got {value!r}")
         self.proposer_config()  # its own checks (docs_chars, max_tokens), named
 
     def proposer_config(self) -> ProposerConfig:

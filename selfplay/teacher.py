@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from agents.models import Model
 from envs.zwc import Task, ZWCEnv
+from sebench.errors import DataError, SettingError
 from selfplay.proposal import Proposal, parse_proposal, render_task
 from selfplay.proposer import ProposalRequest, Proposer, ProposerConfig
 from selfplay.reasons import Rejected
@@ -50,7 +51,7 @@ class TeacherProposer:
         tasks = list(env.tasks("train") if tasks is None else tasks)
         leaked = [t.task_id for t in tasks if t.split in TEST_SPLITS]
         if leaked:
-            raise ValueError(f"the teacher re-proposes train tasks only; given {len(leaked)} test tasks "
+            raise SettingError(f"the teacher re-proposes train tasks only; given {len(leaked)} test tasks "
                              f"({', '.join(leaked[:3])}); pass env.tasks('train')[:limit]")
         self.by_function: dict[str, list[tuple[Task, str]]] = {}
         for task in tasks:
@@ -61,7 +62,7 @@ class TeacherProposer:
             for path in paths:
                 self.by_function.setdefault(path, []).append((task, rendered))
         if not self.by_function:
-            raise ValueError(f"{env.root}: none of the {len(tasks)} train tasks given renders as a proposal (each "
+            raise DataError(f"{env.root}: none of the {len(tasks)} train tasks given renders as a proposal (each "
                              "needs a ZWC reference defining solve and enough literal inputs); rebuild the tasks "
                              f"with `sebench tasks build --zwc {env.root}` or give more of them (limit)")
         self.functions = sorted(self.by_function)
@@ -72,7 +73,7 @@ class TeacherProposer:
         round of ``count <= len(functions)`` proposals covers distinct functions. ``references``
         are ignored: the teacher only knows its train tasks. Deterministic per seed and round."""
         if count < 0:
-            raise ValueError(f"count ({count}) must be >= 0")
+            raise SettingError(f"count ({count}) must be >= 0")
         rng = random.Random(f"{self.config.seed}-teacher-{round}")
         order: list[str] = []
         while len(order) < count:

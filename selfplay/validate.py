@@ -43,6 +43,7 @@ from envs.zwc.package import public_names
 from envs.zwc.sandbox import Limits
 from envs.zwc.tasks.single import MIN_TESTS
 from envs.zwc.translate import translate_zwc
+from sebench.errors import SettingError
 from selfplay.proposal import Proposal
 from selfplay.reasons import Reason, Rejected
 
@@ -91,7 +92,7 @@ class ValidatorConfig:
 
     def __post_init__(self) -> None:
         if self.min_tests < 2:
-            raise ValueError(f"min_tests ({self.min_tests}) must be >= 2: one test cannot tell a constant apart")
+            raise SettingError(f"min_tests ({self.min_tests}) must be >= 2: one test cannot tell a constant apart")
 
 
 @dataclass(frozen=True)

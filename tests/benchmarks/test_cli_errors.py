@@ -1,0 +1,65 @@
+"""The CLI's two kinds of failure: a typed error (``SebenchError``: bad input, a missing
+prerequisite) prints one line and exits 2; anything else is a bug and reaches the user with its
+traceback (it used to be turned into "bad parameter" or exit 2 when it was a ValueError)."""
+
+import sys
+
+import pytest
+
+from benchmarks.cli import main
+from learners import registry
+from learners.base import NoLearner
+from sebench.errors import SebenchError, SettingError
+
+
+class BuggyLearner(NoLearner):
+    name = "buggy"
+
+    def evolve(self, agent, env):
+        return {}["a bug inside the learner"]  # KeyError: the kind the CLI used to swallow
+
+
+class RefusingLearner(NoLearner):
+    name = "refusing"
+
+    def evolve(self, agent, env):
+        raise SettingError("refusing: max_widgets must be >= 1 (got 0); --set max_widgets=4")
+
+
+@pytest.fixture
+def extra_learners(monkeypatch):
+    lookup = registry._Registry.__getitem__
+    extra = {"buggy": BuggyLearner, "refusing": RefusingLearner}
+    monkeypatch.setattr(registry._Registry, "__getitem__", lambda self, name: extra.get(name) or lookup(self, name))
+
+
+def _run(monkeypatch, *argv):
+    monkeypatch.setattr(sys, "argv", ["sebench", *argv])
+    main()
+
+
+def test_a_bug_inside_a_learner_reaches_the_user_with_its_traceback(task_env, tmp_path, monkeypatch, extra_learners):
+    with pytest.raises(KeyError, match="a bug inside the learner") as caught:
+        _run(monkeypatch, "evolve", "--zwc", str(task_env.root), "--learner", "buggy", "--model", "reference",
+             "--out", str(tmp_path / "run"))
+    assert any(entry.name == "evolve" for entry in caught.traceback)  # the learner's own frame is in it
+    assert not isinstance(caught.value, SebenchError)
+
+
+def test_a_typed_error_is_one_line_and_exit_2(task_env, tmp_path, monkeypatch, capsys, extra_learners):
+    with pytest.raises(SystemExit) as done:
+        _run(monkeypatch, "evolve", "--zwc", str(task_env.root), "--learner", "refusing", "--model", "reference",
+             "--out", str(tmp_path / "run"))
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "max_widgets must be >= 1" in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) <= 2  # one line (rich may wrap it once)
+
+
+def test_an_unknown_setting_is_a_typed_error_naming_the_close_one(task_env, tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit) as done:
+        _run(monkeypatch, "evolve", "--zwc", str(task_env.root), "--learner", "expel", "--model", "reference",
+             "--set", "max_reflection=2", "--out", str(tmp_path / "run"))
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "no setting 'max_reflection'" in err and "max_reflections" in err and "Traceback" not in err
