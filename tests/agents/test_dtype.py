@@ -28,14 +28,21 @@ def test_auto_resolves_by_device_and_explicit_values_pass_through():
         Agent(model="smollm2-135m", dtype="half")
 
 
-@pytest.mark.xdist_group("smollm2")
-def test_the_dtype_reaches_the_weights_and_keys_the_cache(smollm2):
+def test_the_dtype_reaches_the_weights_and_keys_the_cache(tiny_dir, monkeypatch):
+    """``smollm2-135m`` by name through the registry's own factory and cache, its weights' directory
+    swapped for the tiny model's: the cache key and the dtype's way to the weights are the point."""
+    from agents.models import embedded, registry
+
+    monkeypatch.setattr(embedded, "embedded_directory", lambda name, **_: tiny_dir)
+    monkeypatch.setattr(registry.REGISTRY, "_cache", {})  # the process's own cache is given back untouched
     auto = resolve_dtype("auto", "cpu")
     other = "float32" if auto == "bfloat16" else "bfloat16"
-    assert smollm2.dtype == auto and {p.dtype for p in smollm2.model.parameters()} == {getattr(torch, auto)}
-    assert load_model("smollm2-135m", dtype=auto) is smollm2  # auto and what it resolves to are one model
+    model = load_model("smollm2-135m")
+    assert model.path == tiny_dir and model.name == "smollm2-135m"  # the swap took: no pretrained weights here
+    assert model.dtype == auto and {p.dtype for p in model.model.parameters()} == {getattr(torch, auto)}
+    assert load_model("smollm2-135m", dtype=auto) is model  # auto and what it resolves to are one model
     forced = Agent(model="smollm2-135m", dtype=other).model
-    assert forced is not smollm2 and forced.dtype == other
+    assert forced is not model and forced.dtype == other
     assert {p.dtype for p in forced.model.parameters()} == {getattr(torch, other)}
     assert load_model("smollm2-135m", dtype=other) is forced
     [[a]] = forced.generate([[{"role": "user", "content": "Name a colour."}]], max_tokens=6)

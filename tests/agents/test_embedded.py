@@ -31,6 +31,8 @@ def test_the_parts_are_the_wheels_files_found_without_importing_them():
 @pytest.mark.slow
 @pytest.mark.xdist_group("qwen")
 def test_the_capable_model_loads_from_the_cache_made_of_those_parts():
+    """Pretrained because the shipped model itself is the point: its parts de-quantise into a cache
+    that loads as the real Qwen2 model and generates."""
     directory = embedded_directory("qwen2.5-coder-0.5b")  # de-quantised once (~1 min), then read from the cache
     source = json.loads((directory / "source.json").read_text())
     assert source["sha256"] == QWEN.sha256 and source["wheels"] == {d: "0.9.0" for d in QWEN.distributions}

@@ -1,6 +1,8 @@
 """Backend conformance: every backend we ship passes ``agents.models.conformance.check_model``. The
-embedded model runs for real, and the OpenAI-compatible client is tested against ``sebench serve``
-on loopback; a backend that returns the wrong count fails exactly the shapes check."""
+transformers backend runs for real on a tiny random-initialised SmolLM2 (the checks are of
+mechanics: shapes, counts, stop strings, greedy and batch invariance, never of skill), and the
+OpenAI-compatible client is tested against ``sebench serve`` on loopback; a backend that returns
+the wrong count fails exactly the shapes check."""
 
 import pytest
 
@@ -8,15 +10,19 @@ from agents.models import ModelError, UnknownModelError, load_model
 from agents.models.conformance import CHECKS, COUNTING, check_model
 from agents.models.openai_model import OpenAIModel
 from agents.models.serve import serve_in_thread
-from tests.agents.fixed_answer import FixedAnswerModel
-
-pytestmark = pytest.mark.xdist_group("smollm2")  # one worker loads the model
+from tests.agents.fixed_answer import FixedAnswerModel, talking_tiny_directory
 
 
 @pytest.fixture(scope="module")
-def served(smollm2):
-    server, url = serve_in_thread(smollm2)
-    client = OpenAIModel(url, "smollm2-135m", retries=1)
+def talker(tmp_path_factory):
+    """A tiny model whose greedy answers are text, not one repeated newline (see talking_tiny_directory)."""
+    return load_model(str(talking_tiny_directory(tmp_path_factory.mktemp("models"))))
+
+
+@pytest.fixture(scope="module")
+def served(talker):
+    server, url = serve_in_thread(talker)
+    client = OpenAIModel(url, talker.name, retries=1)
     yield client
     client.close()
     server.shutdown()
@@ -24,8 +30,8 @@ def served(smollm2):
 
 
 @pytest.mark.parametrize("kind", ["transformers", "openai"])
-def test_backend_passes_every_check(kind, smollm2, served):
-    report = check_model(smollm2 if kind == "transformers" else served)
+def test_backend_passes_every_check(kind, talker, served):
+    report = check_model(talker if kind == "transformers" else served)
     assert [c.name for c in report.checks] == list(CHECKS)
     assert report.passed, "\n".join(report.lines())
     assert report.details["prompt_tokens"] > 10  # both backends know the prompt's length
@@ -45,8 +51,8 @@ class IgnoresN:
                                                         stop=stop)]
 
 
-def test_a_model_that_ignores_n_fails_exactly_the_shapes_check(smollm2):
-    report = check_model(IgnoresN(smollm2))
+def test_a_model_that_ignores_n_fails_exactly_the_shapes_check(talker):
+    report = check_model(IgnoresN(talker))
     assert report.failed() == ["shapes"], "\n".join(report.lines())
     assert "returned [1, 1] completions per prompt" in report.check("shapes").why
 
