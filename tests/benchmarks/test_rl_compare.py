@@ -1,4 +1,5 @@
-"""sebench rl-compare end to end at the smallest size: rows, the RL Gap verdict, a plot."""
+"""sebench rl-compare end to end at the smallest size (the tiny random-initialised SmolLM2): rows, the RL Gap
+verdict, a plot."""
 
 import json
 
@@ -10,9 +11,8 @@ TINY = {"prompts_per_step": 1, "num_generations": 2, "steps_per_generation": 1, 
         "docs_chars": 200}
 
 
-@pytest.mark.xdist_group("smollm2")
-def test_rl_compare_writes_the_table_the_verdict_and_the_plot(task_env, smollm2, tmp_path):
-    rows = rl_compare(task_env, tmp_path, model="smollm2-135m", learners=("closed-rl", "closed-rl@sft-like"),
+def test_rl_compare_writes_the_table_the_verdict_and_the_plot(task_env, tiny_dir, tmp_path):
+    rows = rl_compare(task_env, tmp_path, model=str(tiny_dir), learners=("closed-rl", "closed-rl@sft-like"),
                       train_limit=2, steps=1, n=1, limit=2, probe_limit=3, max_tokens=24, settings=TINY)
     assert [r.name for r in rows] == ["base", "closed-rl", "closed-rl@sft-like"]
     assert rows[0].train == {} and all(r.train["steps"] == 1 for r in rows[1:])

@@ -1,10 +1,12 @@
-"""RL learners with real trl, the real sandbox and the embedded 135M model, at tiny sizes.
+"""RL learners with real trl and the real sandbox, on the tiny random-initialised SmolLM2
+(``tiny_dir``: the real architecture and tokenizer, 2 layers), at tiny sizes.
 
-The 135M model earns no open-book reward (0% on the seed-0 slice), so a GRPO step on its own
-rollouts has zero advantages and cannot show that rewards move the weights. Where a test needs
-rewards, generation alone is scripted (``ScriptedRollouts``: the reference solution for even
-rollouts, a wrong answer for odd ones); the trainer, its loss, the sandbox verdicts and the saved
-model are the real ones. The capable model's real rollouts are measured in ``make bench``."""
+The tiny model answers with noise and earns no reward, so a GRPO step on its own rollouts has
+zero advantages and cannot show that rewards move the weights. Where a test needs rewards,
+generation alone is scripted (``_scripted``: the reference solution for even rollouts, a wrong
+answer for odd ones); the trainer, its loss, the sandbox verdicts and the saved model are the
+real ones, trained at a learning rate (``LR``) at which every parameter a step reaches moves.
+The capable model's real rollouts are measured in ``make bench``."""
 
 import json
 import os
@@ -19,7 +21,6 @@ import torch
 
 from agents import Agent
 from agents.models import load_model
-from agents.models.embedded import embedded_directory
 from learners import make
 from learners import rl_train as rl_train_module
 from learners.rl import PRESETS, RLLearnerConfig, rollout_prompts
@@ -27,6 +28,7 @@ from learners.rl_train import RLSettings, SandboxReward, build_trainer
 
 TINY = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2, "steps_per_generation": 1,
         "max_completion_length": 16, "save_steps": 100, "docs_chars": 300, "limit": 2}
+LR = 1e-2  # one Adam step moves each parameter with a gradient by ~LR: unmistakable, even in bf16
 WRONG = "```python\nimport zwc\n\ndef {name}(*args):\n    return zwc.nonexistent_name(1)\n```"
 
 
@@ -51,6 +53,17 @@ def _scripted(trainer, tasks_by_prompt):
     trainer._generate_single_turn = generate
 
 
+def _weights(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.named_parameters()}
+
+
+def _moved(before: dict[str, torch.Tensor], after: dict[str, torch.Tensor]) -> None:
+    """Every parameter changed (a full fine-tuning step reaches them all)."""
+    assert before.keys() == after.keys()
+    for name, value in before.items():
+        assert not torch.equal(value, after[name]), f"{name} did not move"
+
+
 def _task_finder(tasks):
     def find(text: str):
         [task] = [t for t in tasks if t.query in text]
@@ -59,7 +72,6 @@ def _task_finder(tasks):
     return find
 
 
-@pytest.mark.xdist_group("smollm2")
 def test_the_reward_of_a_completion_is_its_sandbox_verdict(task_env):
     tasks = task_env.tasks("train")[:4]
     by_id = {t.task_id: t for t in tasks}
@@ -83,13 +95,13 @@ def test_the_reward_of_a_completion_is_its_sandbox_verdict(task_env):
     assert reward.completions == 5 and reward.passed == 1 and reward.failures["passed"] == 1
 
 
-@pytest.mark.xdist_group("smollm2")
 @pytest.mark.parametrize("advantage", ["binary", "group"])
-def test_closed_rl_generates_with_the_docs_and_takes_the_gradient_without_them(task_env, tmp_path, advantage):
+def test_closed_rl_generates_with_the_docs_and_takes_the_gradient_without_them(task_env, tiny_dir, tmp_path,
+                                                                               advantage):
     tasks = task_env.tasks("train")[:2]
     prompts = rollout_prompts(task_env, tasks, 300)
-    trainer = build_trainer(prompts, embedded_directory("smollm2-135m"), "closed", tmp_path, _settings(
-        advantage=advantage), task_env)
+    trainer = build_trainer(prompts, tiny_dir, "closed", tmp_path, _settings(advantage=advantage, learning_rate=LR),
+                            task_env)
     _scripted(trainer, _task_finder(tasks))
     reached_loss = []
     compute_loss = trainer.compute_loss
@@ -100,7 +112,7 @@ def test_closed_rl_generates_with_the_docs_and_takes_the_gradient_without_them(t
         return compute_loss(model, inputs, *args, **kwargs)
 
     trainer.compute_loss = spy
-    before = {k: v.detach().clone() for k, v in trainer.model.named_parameters() if "layers.0.self_attn" in k}
+    before = _weights(trainer.model)
     trainer.train()
 
     tokenizer = trainer.processing_class
@@ -125,8 +137,7 @@ def test_closed_rl_generates_with_the_docs_and_takes_the_gradient_without_them(t
         assert sum(advantages) == pytest.approx(0, abs=1e-5)
         assert all((a > 0) == p for a, p in zip(advantages, passing, strict=True))
         assert sorted(trainer.last_batch["advantages"])[0] == pytest.approx(-sorted(trainer.last_batch["advantages"])[-1])
-    after = dict(trainer.model.named_parameters())
-    assert any(not torch.equal(after[k].detach(), v) for k, v in before.items()), "a rewarded step must move weights"
+    _moved(before, _weights(trainer.model))  # a rewarded step moves the weights, all of them
 
     log = [json.loads(line) for line in (tmp_path / "rl_log.jsonl").read_text().splitlines()]
     rollouts = [e for e in log if e["event"] == "rollout"]
@@ -135,22 +146,22 @@ def test_closed_rl_generates_with_the_docs_and_takes_the_gradient_without_them(t
     assert logged and {"reward", "clip_ratio/region_mean", "entropy"} <= set(logged[0])
 
 
-@pytest.mark.xdist_group("smollm2")
-def test_open_rl_trains_on_what_it_generated_from(task_env, tmp_path):
+def test_open_rl_trains_on_what_it_generated_from(task_env, tiny_dir, tmp_path):
     tasks = task_env.tasks("train")[:2]
-    trainer = build_trainer(rollout_prompts(task_env, tasks, 300), embedded_directory("smollm2-135m"), "open",
-                            tmp_path, _settings(), task_env)
+    trainer = build_trainer(rollout_prompts(task_env, tasks, 300), tiny_dir, "open", tmp_path,
+                            _settings(learning_rate=LR), task_env)
     _scripted(trainer, _task_finder(tasks))
+    before = _weights(trainer.model)
     trainer.train()
+    _moved(before, _weights(trainer.model))
     ids, mask = trainer.last_batch["prompt_ids"], trainer.last_batch["prompt_mask"]
     assert all("Documentation:" in trainer.processing_class.decode(r[m.bool()]) for r, m in zip(ids, mask, strict=True))
     assert trainer.last_rollout == {}  # no custom rollout: trl generates on the prompt it trains on
 
 
-@pytest.mark.xdist_group("smollm2")
 @pytest.mark.parametrize("name", ["open-rl", "closed-rl", "closed-sft-rl"])
-def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_env, smollm2, tmp_path, monkeypatch,
-                                                                          name):
+def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_env, tiny, tiny_dir, tmp_path,
+                                                                          monkeypatch, name):
     base_class = rl_train_module._trainer_class
 
     def scripted_class():
@@ -164,10 +175,11 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
         return Scripted
 
     monkeypatch.setattr(rl_train_module, "_trainer_class", scripted_class)
-    extra = {"sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512, "gather_model": "reference"} \
-        if name == "closed-sft-rl" else {}
-    learner = make(name, state_dir=str(tmp_path / "state"), preset="sft-like", **TINY, **extra)
-    agent = Agent(model=smollm2, learner=learner, max_tokens=24)
+    extra = {"sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512, "sft_learning_rate": LR,
+             "sft_warmup_ratio": 0.0,  # no warmup: the one SFT step has lr > 0
+             "gather_model": "reference"} if name == "closed-sft-rl" else {}
+    learner = make(name, state_dir=str(tmp_path / "state"), preset="sft-like", learning_rate=LR, **TINY, **extra)
+    agent = Agent(model=tiny, learner=learner, max_tokens=24)
     report = agent.evolve(task_env)
 
     details = report.details
@@ -177,13 +189,14 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
     assert details["update_tokens_per_second"] > 0
     from safetensors.torch import load_file
 
-    base = load_file(embedded_directory("smollm2-135m") / "model.safetensors")
+    base = load_file(tiny_dir / "model.safetensors")
     if name == "closed-sft-rl":  # RL must move the weights beyond what the SFT stage did
         assert details["sft"]["kept"] == 2 and details["sft"]["steps"] == 1
-        base = load_file(learner.sft.model_dir / "model.safetensors")
-    tuned = load_file(learner.model_dir / "model.safetensors")
-    assert sum(not torch.equal(tuned[k], base[k]) for k in base) > len(base) // 2, "the weights should move"
-    assert Path(agent.model.path) == learner.model_dir
+        sft = load_file(learner.sft.model_dir / "model.safetensors")
+        _moved(base, sft)
+        base = sft
+    _moved(base, load_file(learner.model_dir / "model.safetensors"))
+    assert Path(agent.model.path) == learner.model_dir and agent.model is not tiny
 
     task = task_env.tasks("single_test")[0]
     trajectory = agent.run_episode(task_env, task, phase="test", mode="closed")
@@ -223,10 +236,10 @@ def test_presets_are_documented_changes_and_bad_settings_are_named():
     assert make("closed-sft-rl").sft.config.limit == make("closed-sft-rl").rl.config.limit
 
 
-def test_too_few_train_tasks_for_one_rollout_batch_is_an_error_not_zero_steps(task_env, tmp_path):
+def test_too_few_train_tasks_for_one_rollout_batch_is_an_error_not_zero_steps(task_env, tiny_dir, tmp_path):
     prompts = rollout_prompts(task_env, task_env.tasks("train")[:3], 200)
     with pytest.raises(ValueError, match="one rollout batch needs 4 train tasks .* and 3 were given"):
-        build_trainer(prompts, embedded_directory("smollm2-135m"), "closed", tmp_path,
+        build_trainer(prompts, tiny_dir, "closed", tmp_path,
                       _settings(prompts_per_step=2, steps_per_generation=2), task_env)
 
 
@@ -238,10 +251,10 @@ def test_the_cli_refuses_bad_settings_with_a_message(task_env, tmp_path):
 
 
 @pytest.mark.xdist_group("rl-cli")
-def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tmp_path):
+def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tiny_dir, tmp_path):
     run = tmp_path / "run"
     evolve = [sys.executable, "-m", "benchmarks.cli", "evolve", "--zwc", str(task_env.root), "--learner", "open-rl",
-              "--model", "smollm2-135m", "--limit", "2", "--out", str(run), "--set", "max_steps=3",
+              "--model", str(tiny_dir), "--limit", "2", "--out", str(run), "--set", "max_steps=3",
               "--set", "save_steps=1", "--set", "prompts_per_step=1", "--set", "num_generations=2",
               "--set", "steps_per_generation=1", "--set", "max_completion_length=8", "--set", "lora=true",
               "--set", "docs_chars=200"]
@@ -274,22 +287,26 @@ def test_a_killed_rl_evolve_resumes_from_its_last_checkpoint(task_env, tmp_path)
     assert other.returncode == 2 and "differs in settings" in other.stdout + other.stderr
 
 
-def test_rollouts_run_on_a_bf16_copy_refreshed_from_the_trained_weights(task_env, tmp_path):
+def test_rollouts_run_on_a_bf16_copy_refreshed_from_the_trained_weights(task_env, tiny_dir, tmp_path):
+    """``dtype=bfloat16`` asks for bf16 whatever the CPU: where it has no bf16 units torch
+    emulates them (slower, and free at this model's size), so this runs on every CPU."""
+    if torch.cuda.is_available():
+        pytest.skip("the bf16 copy is the CPU's rollout path: a GPU samples from its policy (or vLLM)")
     tasks = task_env.tasks("train")[:2]
-    trainer = build_trainer(rollout_prompts(task_env, tasks, 200), embedded_directory("smollm2-135m"), "closed",
-                            tmp_path, _settings(max_steps=1, dtype="bfloat16", learning_rate=1e-3,
-                                                advantage="binary"), task_env)
-    if not trainer.bf16_rollouts:
-        pytest.skip("no bf16 units on this CPU: rollouts use the float32 policy")
+    trainer = build_trainer(rollout_prompts(task_env, tasks, 200), tiny_dir, "closed", tmp_path,
+                            _settings(max_steps=1, dtype="bfloat16", learning_rate=LR, advantage="binary"), task_env)
+    assert trainer.bf16_rollouts, "dtype=bfloat16 on a CPU rolls out on the bf16 copy"
     prompt_ids, _, _ = trainer._tokenize_prompts([p["prompt_open"] for p in rollout_prompts(task_env, tasks, 200)])
     first = trainer._generate_bf16(prompt_ids)  # the real rollout path, before any step
     assert len(first) == 2 and all(0 < len(c) <= 16 for c in first) and trainer._rollout_step == 0
+    stale = _weights(trainer._rollout_copy)
     _scripted(trainer, _task_finder(tasks))  # rewards during training, so the steps move the weights
     trainer.train()
     trainer._generate_bf16(prompt_ids)  # after the steps: the copy is refreshed first
     assert trainer._rollout_step == trainer.state.global_step == 1
     policy = dict(trainer.accelerator.unwrap_model(trainer.model).named_parameters())
-    copy = dict(trainer._rollout_copy.named_parameters())
+    copy = _weights(trainer._rollout_copy)
     assert copy.keys() == policy.keys()
-    assert all(copy[k].dtype == torch.bfloat16 and torch.equal(copy[k], policy[k].detach().to(torch.bfloat16))
-               for k in policy)
+    _moved(stale, copy)  # the step moved every weight, and the copy followed
+    for k in policy:
+        assert copy[k].dtype == torch.bfloat16 and torch.equal(copy[k], policy[k].detach().to(torch.bfloat16)), k

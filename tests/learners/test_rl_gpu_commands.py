@@ -1,4 +1,5 @@
-"""The README's GPU commands for the RL learners are the ones the code runs: every flag exists,
+"""The documented GPU commands for the RL learners (the one bash block of the README or a docs/
+page that runs ``learners.rl_train``: docs/gpu.md) are the ones the code runs: every flag exists,
 every --set parses into valid settings, the accelerate config is there and parses."""
 
 import re
@@ -15,13 +16,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _commands() -> list[list[str]]:
-    readme = (ROOT / "README.md").read_text()
-    [block] = [b for b in re.findall(r"```bash\n(.*?)```", readme, re.DOTALL) if "learners.rl_train" in b]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    [block] = [b for page in pages for b in re.findall(r"```bash\n(.*?)```", page.read_text(), re.DOTALL)
+               if "learners.rl_train" in b]
     joined = re.sub(r"\\\n\s*", " ", block)
     return [shlex.split(line, comments=True) for line in joined.splitlines() if line.strip()]
 
 
-def test_the_readme_gpu_commands_parse(tmp_path):
+def test_the_documented_gpu_commands_parse(tmp_path):
     commands = _commands()
     evolve = next(c for c in commands if c[:2] == ["sebench", "evolve"])
     pairs = [evolve[i + 1] for i, arg in enumerate(evolve) if arg == "--set"]

@@ -54,3 +54,12 @@ def answers(z: dict[str, str]) -> dict[str, str]:
                                   values=INTS),
         "off_target": answer(f"    return {neg}(readings)\n"),  # asked for abs, uses negative
     }
+
+
+def new_program(rendered: str) -> str:
+    """A train task rendered as a proposal (``selfplay.teacher``), made a new program: one module
+    constant more, so that it is no copy of the task it came from (``azr_rollout.program_key``)
+    and still validates (the same problem, inputs and answers)."""
+    if "import zwc\n" not in rendered:
+        raise ValueError("not a rendered zwc task")
+    return "Here is a new task.\n" + rendered.replace("import zwc\n", "import zwc\n\nSCALE = 1\n", 1)
