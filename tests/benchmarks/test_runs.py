@@ -28,15 +28,14 @@ def test_a_baseline_run_records_itself_and_evaluates_from_the_shell(task_env, tm
     assert summary["pass_at"]["1"] == 1.0 and summary["config"]["learner"] == "none"
 
 
-@pytest.mark.xdist_group("smollm2")
-def test_a_memory_learner_run_loads_with_the_same_context(task_env, smollm2, tmp_path):
-    run = tmp_path / "run"
-    agent, report = evolve_run(task_env, "expel", run, model="smollm2-135m", max_tokens=96,
+def test_a_memory_learner_run_loads_with_the_same_context(task_env, tiny_dir, tmp_path):
+    run = tmp_path / "run"  # the reference gathers; the tiny model's noisy insights hold no rule: the context is examples
+    agent, report = evolve_run(task_env, "expel", run, model=str(tiny_dir), max_tokens=96,
                                settings={"limit": 3, "gather_model": "reference", "max_reflections": 0,
-                                         "insight_max_tokens": 48})  # 256 s with the default insight length
+                                         "insight_max_tokens": 48})  # 256 s on smollm2 with the default length
     assert report.details["tasks"] == 3
     loaded = load_run(run)
-    assert loaded.learner.name == "expel" and loaded.name == "smollm2-135m" and loaded.max_tokens == 96
+    assert loaded.learner.name == "expel" and loaded.name == str(tiny_dir) and loaded.max_tokens == 96
     for task in task_env.tasks("single_test")[:3]:
         obs = task_env.observe(task, phase="test", mode="closed")
         assert loaded.learner.context(obs) == agent.learner.context(obs) != ""

@@ -1,16 +1,14 @@
-"""sebench sft-compare end to end at the smallest size: three rows, a verdict, a plot."""
+"""sebench sft-compare end to end at the smallest size, on the tiny random-initialised model (the
+table's mechanics, not its numbers): three rows, a verdict, a plot."""
 
 import json
-
-import pytest
 
 from benchmarks.sft_compare import HEADER, sft_compare, table_rows, verdict
 
 
-@pytest.mark.xdist_group("smollm2")
-def test_sft_compare_writes_the_table_the_verdict_and_the_plot(task_env, smollm2, tmp_path):
-    rows = sft_compare(task_env, tmp_path, train_limit=3, steps=1, n=1, limit=2, probe_limit=4, max_tokens=48,
-                       settings={"batch_size": 1, "docs_chars": 400, "max_length": 512})
+def test_sft_compare_writes_the_table_the_verdict_and_the_plot(task_env, tiny_dir, tmp_path):
+    rows = sft_compare(task_env, tmp_path, model=str(tiny_dir), train_limit=3, steps=1, n=1, limit=2, probe_limit=4,
+                       max_tokens=48, settings={"batch_size": 1, "docs_chars": 400, "max_length": 512})
     assert [r.name for r in rows] == ["base", "closed-sft", "open-sft"]
     assert rows[0].train == {} and all(r.train["steps"] == 1 for r in rows[1:])
     assert rows[1].train["variant"] == "closed" and rows[2].train["variant"] == "open"

@@ -3,9 +3,13 @@ mistake and passes the others, a newcomer's learner and every registered learner
 target that names no learner gets a message that says what to write.
 
 All checks share one build (``check_build``: a few seconds) and its baseline evaluation, so
-they run in one xdist group. The broken learners are checked with the ``reference`` model: the
-mistakes are in the learners, the model only answers, and the reference answers at once. The
-newcomer's learner and the registered ones are checked with the default ``smollm2-135m``."""
+they run in one xdist group. The newcomer's learner, the broken ones and the registered ones are
+checked with the tiny random-initialised model directory (``tiny_dir``; the report names that path
+as its model, and the checker's fresh processes load it by path): the checks are of mechanics (what
+a learner touches, saves, loads and resumes, the same weights after a fresh load), the mistakes are
+in the learners, and the effect, which needs a model that earns rewards, is a report that never
+fails a check. The guide's example and the factory test keep the ``reference`` model, which solves
+train tasks: the example's evolve must have something to keep."""
 
 import json
 from pathlib import Path
@@ -81,11 +85,11 @@ def test_recording_sees_prompts_training_rows_and_test_file_opens(check_build):
 
 # -- learners that pass -----------------------------------------------------------------------------
 @pytest.mark.xdist_group("check-learner")
-def test_a_newcomers_learner_from_a_file_passes_every_check(check_build, tmp_path):
-    report = check(NEWCOMER, check_build, tmp_path)
-    assert report.passed, report.lines()
+def test_a_newcomers_learner_from_a_file_passes_every_check(check_build, tiny_dir, tmp_path):
+    report = check(NEWCOMER, check_build, tmp_path, model=str(tiny_dir))
+    assert report.passed, "\n".join(report.lines())
     assert [c.name for c in report.checks] == list(CHECKS) and report.learner == "notes"
-    assert report.model == "smollm2-135m" and "(model smollm2-135m)" in report.check("effect").why
+    assert report.model == str(tiny_dir) and f"(model {tiny_dir})" in report.check("effect").why
     assert report.check("limit").why.startswith("touched exactly the first 2 train tasks (through docs_for)")
     assert "resumed" in report.check("kill-resume").why and "killed once it had written notes.json" in \
         report.check("kill-resume").why
@@ -97,7 +101,7 @@ def test_a_newcomers_learner_from_a_file_passes_every_check(check_build, tmp_pat
 def test_the_guides_worked_example_passes(check_build, tmp_path):
     example = Path(__file__).parents[2] / "docs" / "examples" / "solved_examples.py"
     report = check(f"{example}:SolvedExamples", check_build, tmp_path, model="reference")
-    assert report.passed, report.lines()
+    assert report.passed, "\n".join(report.lines())
     assert report.details["evolve_report"]["details"]["solved"] == 2  # the reference answers: something to keep
     assert "the same context for 4 observations" in report.check("save-load").why
 
@@ -107,14 +111,15 @@ def test_the_guides_worked_example_passes(check_build, tmp_path):
 # prompt it trains on; each is still trained here (open-sft by tests/benchmarks/test_sft_compare.py,
 # open-rl and closed-sft-rl by tests/learners/test_rl.py, open-sft-self by
 # tests/selfplay/test_sft_self.py), only not through the checker's seven checks. A checker run
-# of a weight-training learner costs two to six minutes on a CPU without bf16 units.
+# of a weight-training learner costs 15-35 s on the tiny model here (two to six minutes on the
+# pretrained 135M on a CPU without bf16 units).
 CHECKED_IN_BENCH = {"open-sft": "closed-sft", "open-rl": "closed-rl", "open-sft-self": "closed-sft-self",
                     "closed-sft-rl": "closed-rl"}
 
 
 def _registered():
     """Every registered learner but those of ``CHECKED_IN_BENCH``; those that train weights in a
-    group of their own (minutes on a CPU), so that xdist can run them beside the rest."""
+    group of their own (the longest checks), so that xdist can run them beside the rest."""
     for name in sorted(set(REGISTRY) - set(CHECKED_IN_BENCH)):
         group = "check-learner-weights" if getattr(REGISTRY[name], "parametric", False) else "check-learner"
         yield pytest.param(name, marks=pytest.mark.xdist_group(group))
@@ -131,10 +136,10 @@ def test_every_registered_learner_has_tiny_settings_and_a_sibling_checked_here()
 
 
 @pytest.mark.parametrize("name", _registered())
-def test_every_registered_learner_passes_at_tiny_sizes(check_build, tmp_path, name):
-    report = check(name, check_build, tmp_path)
-    assert report.passed, report.lines()
-    assert report.learner == name and report.model == "smollm2-135m"
+def test_every_registered_learner_passes_at_tiny_sizes(check_build, tiny_dir, tmp_path, name):
+    report = check(name, check_build, tmp_path, model=str(tiny_dir))
+    assert report.passed, "\n".join(report.lines())
+    assert report.learner == name and report.model == str(tiny_dir)
     recorded = report.details["recorded"]
     if report.details["parametric"]:
         assert [f.metric for f in report.effect] == ["closed-book pass@1", "API recall"]
@@ -161,9 +166,9 @@ MISTAKES = {
 
 @pytest.mark.xdist_group("check-learner")
 @pytest.mark.parametrize("name", sorted(MISTAKES))
-def test_a_broken_learner_fails_the_check_of_its_mistake_and_passes_the_others(check_build, tmp_path, name):
+def test_a_broken_learner_fails_the_check_of_its_mistake_and_passes_the_others(check_build, tiny_dir, tmp_path, name):
     failing, phrases = MISTAKES[name]
-    report = check(f"{BROKEN}:{name}", check_build, tmp_path, model="reference")
+    report = check(f"{BROKEN}:{name}", check_build, tmp_path, model=str(tiny_dir))
     assert report.failed() == [failing], report.lines()
     why = report.check(failing).why
     assert all(p in why for p in phrases), why

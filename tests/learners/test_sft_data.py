@@ -50,7 +50,7 @@ def test_collect_rejects_failures_and_resumes_finished_tasks(task_env, tmp_path)
     assert (more.resumed, more.attempts, more.kept, more.in_file) == (2, 1, 1, 3)
 
 
-def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, smollm2, tmp_path):
+def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, tiny, tmp_path):
     learner = ClosedSFTLearner(limit=2, state_dir=str(tmp_path / "s"), gather_model="self")
     with pytest.raises(SFTLearnerError, match="local weights"):
         Agent(model=ConstantModel(), learner=learner).evolve(task_env)
@@ -58,7 +58,7 @@ def test_a_learner_with_nothing_collected_says_how_to_fix_it(task_env, smollm2, 
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "trajectories.done").write_text("".join(t.task_id + "\n" for t in task_env.tasks("train")[:2]))
     with pytest.raises(SFTLearnerError, match="gather_model='reference'"):
-        Agent(model=smollm2, learner=learner).evolve(task_env)
+        Agent(model=tiny, learner=learner).evolve(task_env)  # local weights: the error is the data's
 
 
 def test_settings_are_validated_and_unknown_keys_named():
@@ -72,12 +72,15 @@ def test_settings_are_validated_and_unknown_keys_named():
     assert config.limit == 5 and config.train.max_steps == 3 and config.train.lora
 
 
-def test_base_model_path_needs_local_weights(smollm2):
-    assert (base_model_path(smollm2) / "config.json").is_file()
+def test_base_model_path_needs_local_weights(tiny, tiny_dir):
+    from agents.models.embedded import embedded_directory
+
+    assert base_model_path(tiny) == tiny_dir  # a loaded backend: its path
     with pytest.raises(SFTLearnerError, match="local weights"):
         base_model_path(ConstantModel())
-    directory = base_model_path(smollm2)
-    assert base_model_path("smollm2-135m") == base_model_path(str(directory)) == base_model_path(f"vllm:{directory}")
+    assert base_model_path(str(tiny_dir)) == base_model_path(f"vllm:{tiny_dir}") == tiny_dir
+    directory = embedded_directory("smollm2-135m")  # an embedded name resolves without loading the model
+    assert (directory / "config.json").is_file() and base_model_path("smollm2-135m") == directory
     with pytest.raises(SFTLearnerError, match="'openai:http://x#m'"):
         base_model_path("openai:http://x#m")
 
@@ -93,7 +96,14 @@ def test_accelerate_configs_parse():
     assert [c.stem for c in configs] == ["ddp", "deepspeed_zero3", "fsdp"]
     kinds = {c.stem: ClusterConfig.from_yaml_file(c).distributed_type.value for c in configs}
     assert kinds == {"ddp": "MULTI_GPU", "deepspeed_zero3": "DEEPSPEED", "fsdp": "FSDP"}
-    assert json.dumps(kinds)
+    for config in configs:
+        text, cluster = config.read_text(), ClusterConfig.from_yaml_file(config)
+        assert f"--config_file learners/accelerate/{config.name} " in text, f"{config.name}'s usage line names another file"
+        assert (cluster.num_machines, cluster.num_processes, cluster.use_cpu) == (1, 8, False), config.name  # "8 GPUs"
+    # sft_train.save_model writes one plain model directory from what trainer.save_model gathers: the
+    # sharded configs must gather full weights on save (a sharded or ZeRO-partitioned save is no model)
+    assert ClusterConfig.from_yaml_file(configs[2]).fsdp_config["fsdp_state_dict_type"] == "FULL_STATE_DICT"
+    assert ClusterConfig.from_yaml_file(configs[1]).deepspeed_config["zero3_save_16bit_model"] is True
 
 
 def test_checkpoints_of_other_settings_are_not_resumed(tmp_path):
