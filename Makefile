@@ -53,8 +53,8 @@ bench: $(STAMP)
 		--set absolute-zero.max_completion_length=512 --set absolute-zero.save_steps=1
 	$(MAKE) check-learners
 
-# every registered learner through the learner checker at tiny sizes (the suite checks one learner
-# of each family: tests/learners/test_checker.py, CHECKED_IN_BENCH)
+# every registered learner through the learner checker at tiny sizes (the suite checks every learner
+# of ours: tests/learners/test_checker.py, on the tiny model; this also runs third-party ones installed here)
 check-learners: $(STAMP)
 	mkdir -p .bench/check-learner
 	failed=""; for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \
