@@ -23,7 +23,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agents.batching import DynamicBatcher
 from agents.learner import EvolveReport, Learner, set_limit
-from agents.models import DEFAULT_MODEL, Model, load_model
+from agents.models import DEFAULT_MODEL, Model, load_model, release_model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.seeding import DEFAULT_SEED, derive_seed
@@ -74,6 +74,7 @@ class Agent:
                              f"concurrency >= 1 (got {concurrency})")
         self.model_spec, self.dtype = model, check_dtype(dtype)
         self._model: Model | None = model if not isinstance(model, str) else None
+        self._loaded = False  # whether self._model came from load_model (then close() gives it back)
         self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
         self.learner = learner
         self.max_turns, self.max_searches = max_turns, max_searches
@@ -91,12 +92,14 @@ class Agent:
                 raise ValueError("the reference model needs the env's tasks: call agent.evaluate(...) "
                                  "or bind it with agent.bind_reference(env)")
             self._model = load_model(self._reload or str(self.model_spec), dtype=self.dtype)
+            self._loaded = True
         return self._model
 
     @model.setter
     def model(self, model: Model) -> None:
         """Parametric learners replace the model they trained."""
-        self._model, self.model_spec, self._batcher, self._reload = model, model.name, None, None
+        self._let_go()
+        self._model, self.model_spec, self._reload = model, model.name, None
 
     def unload_model(self) -> bool:
         """Drop the loaded model so a trainer can have its memory (a 0.5B RL run needs nearly all of
@@ -105,13 +108,34 @@ class Agent:
         path = getattr(self._model, "path", None)
         if path is None or not (Path(path) / "config.json").is_file():
             return False
-        self._model, self._batcher, self._reload = None, None, str(path)
+        self._let_go()
+        self._reload = str(path)
         return True
+
+    def close(self) -> None:
+        """Release what this agent loaded: its batcher's thread ends, and a model it loaded by
+        name goes back to the registry, which frees it when no other agent holds it. The agent
+        can still be used afterwards: its next generation loads the model again."""
+        self._let_go()
+
+    def _let_go(self) -> None:
+        if self._batcher is not None:
+            self._batcher.close()
+            self._batcher = None
+        if self._model is not None and self._loaded:
+            release_model(self._model)
+        self._model, self._loaded = None, False
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def bind_reference(self, env: ZWCEnv, splits: tuple[str, ...] = ("train", "single_test", "multiple_test")):
         tasks = [t for s in splits if (env.root / f"{s}.jsonl").is_file() for t in env.tasks(s)]
+        self._let_go()
         self._model = load_model("reference", tasks=tasks, mapping=env.mapping)
-        self._batcher = None
 
     @staticmethod
     def _reference_splits(phase: str) -> tuple[str, ...]:
@@ -136,6 +160,8 @@ class Agent:
 
     def _generator(self) -> DynamicBatcher:
         if self._batcher is None or self._batcher.model is not self.model:
+            if self._batcher is not None:
+                self._batcher.close()
             self._batcher = DynamicBatcher(self.model, max_batch=self.concurrency)
         return self._batcher
 

@@ -25,15 +25,39 @@ class _Request:
     error: BaseException | None = None
 
 
+_STOP = object()  # put on the queue by close(): the thread ends and lets go of the model
+
+
 class DynamicBatcher:
+    """Owns one thread, which holds the model while it runs: ``close()`` (or ``with``) ends it,
+    so a closed batcher keeps nothing alive."""
+
     def __init__(self, model: Model, max_batch: int = 32, wait_s: float = 0.02):
-        self.model = model
+        self.model: Model | None = model
         self.name = model.name
         self.max_batch = max_batch
         self.wait_s = wait_s
-        self._queue: queue.Queue[_Request] = queue.Queue()
+        self._queue: queue.Queue = queue.Queue()
+        self._closed = False
         self.batches: list[int] = []  # sizes, for reporting
-        threading.Thread(target=self._loop, daemon=True, name="dynamic-batcher").start()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="dynamic-batcher")
+        self._thread.start()
+
+    def close(self, timeout: float | None = 60.0) -> None:
+        """Finish what is queued, end the thread and drop the model; later calls to ``generate``
+        raise. Closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(_STOP)
+        self._thread.join(timeout)
+        self.model = None
+
+    def __enter__(self) -> DynamicBatcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def supports_seeds(self) -> bool:
@@ -46,6 +70,8 @@ class DynamicBatcher:
         Seeded and unseeded requests never share a batch."""
         if seeds is not None and len(seeds) != len(prompts):
             raise ValueError(f"seeds: one per prompt, got {len(seeds)} for {len(prompts)} prompts")
+        if self._closed:
+            raise RuntimeError(f"the batcher of {self.name} is closed")
         seeds = seeds if seeds is not None and self.supports_seeds else None
         request = _Request(prompts, (n, temperature, max_tokens, tuple(stop or ()), seeds is not None), seeds)
         self._queue.put(request)
@@ -56,14 +82,19 @@ class DynamicBatcher:
         return request.result
 
     def _loop(self) -> None:
-        pending: list[_Request] = []
+        pending: list = []
         while True:
             first = pending.pop(0) if pending else self._queue.get()
+            if first is _STOP:
+                return
             group, size = [first], len(first.prompts)
             while size < self.max_batch:
                 try:
                     nxt = self._queue.get(timeout=self.wait_s)
                 except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    pending.append(nxt)  # after this group and whatever was queued before it
                     break
                 if nxt.key == first.key and size + len(nxt.prompts) <= self.max_batch:
                     group.append(nxt)

@@ -59,7 +59,8 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
     numpy_paths = {f"numpy.{f}" for f in functions}
     base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
     rows = [measure("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
-    del base  # each row's model goes before the next trains: rows hold figures, not models
+    base.close()  # each row's model goes before the next trains: rows hold figures, not models
+    del base
     gc.collect()
     for spec, name, preset in specs:
         folder = out / spec.replace("@", "_")
@@ -75,6 +76,7 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
         agent, report = evolve_run(env, name, folder, model=model, settings=config, max_tokens=max_tokens, dtype=dtype)
         train = dict(getattr(agent.learner, "train_result", None) or report.details)
         rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder))
+        agent.close()  # its batcher's thread and the registry let go of the model
         del agent  # the trainer holds reference cycles: collect them before the next row trains
         gc.collect()
     config = {"model": model, "train_limit": train_limit, "steps": steps, "sft_steps": sft_steps, "n": n,

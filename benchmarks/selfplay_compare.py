@@ -98,9 +98,10 @@ def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-code
 
 
 def _measured(name, agent, train, env, out, functions, numpy_paths, n, limit, probe_limit, folder) -> SFTRow:
-    row = measure(name, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder)
-    del agent
-    return row
+    try:
+        return measure(name, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder)
+    finally:
+        agent.close()  # the row's model goes (batcher thread, registry) before the next row trains
 
 
 def _row(name: str, folder: Path, config: dict, make) -> SFTRow:

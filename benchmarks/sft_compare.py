@@ -44,12 +44,14 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
     numpy_paths = {f"numpy.{f}" for f in functions}  # selected_functions are relative to numpy
     base = Agent(model=model, max_tokens=max_tokens, dtype=dtype)
     rows = [measure("base", base, env, out, functions, numpy_paths, n, limit, {}, probe_limit)]
+    base.close()  # each row's model goes before the next trains
     for name in learners:
         agent, _ = evolve_run(env, name, out / name, model=model, max_tokens=max_tokens, dtype=dtype,
                               settings={"limit": train_limit, "gather_model": gather_model, "max_steps": steps,
                                         "dtype": dtype, **(settings or {})})
         rows.append(measure(name, agent, env, out, functions, numpy_paths, n, limit, agent.learner.train_result,
                             probe_limit))
+        agent.close()
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
               "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype),

@@ -25,6 +25,7 @@ class ModelRegistry:
     def __init__(self) -> None:
         self._named: dict[str, Factory] = {}
         self._cache: dict[tuple[str, str], Model] = {}  # (name, resolved dtype) -> model
+        self._users: dict[tuple[str, str], int] = {}  # loads not yet released, per cached model
         self._lock = threading.Lock()  # two threads asking at once get one model
 
     def register(self, name: str, factory: Factory) -> None:
@@ -42,7 +43,8 @@ class ModelRegistry:
             with self._lock:
                 if key not in self._cache:
                     self._cache[key] = self._named[name](dtype=dtype, **kwargs)
-            return self._cache[key]
+                self._users[key] = self._users.get(key, 0) + 1
+                return self._cache[key]
         if name.startswith("vllm:"):
             from agents.models.vllm_model import VLLMModel
 
@@ -63,6 +65,26 @@ class ModelRegistry:
             return TransformersModel(name, dtype=dtype, **kwargs)
         raise UnknownModelError(f"unknown model {name!r}; use one of {', '.join(sorted(self._named))}, "
                                 "a model directory, vllm:<model> or openai:<base_url>#<model>")
+
+
+    def release(self, model: Model) -> bool:
+        """One user of a cached ``model`` is done with it (``Agent.close``); the registry drops
+        the model when its last user is, so its memory can go. True when it was dropped. A model
+        the registry does not cache (a directory, a remote backend) is not its to keep: False."""
+        with self._lock:
+            key = next((k for k, cached in self._cache.items() if cached is model), None)
+            if key is None:
+                return False
+            self._users[key] = self._users.get(key, 1) - 1
+            if self._users[key] > 0:
+                return False
+            del self._cache[key], self._users[key]
+            return True
+
+    def cached(self) -> list[tuple[str, str]]:
+        """The (name, dtype) of every model held now."""
+        with self._lock:
+            return sorted(self._cache)
 
 
 def _embedded(name: str) -> Factory:
@@ -96,3 +118,8 @@ REGISTRY = default_registry()
 
 def load_model(name: str, **kwargs: Any) -> Model:
     return REGISTRY.load(name, **kwargs)
+
+
+def release_model(model: Model) -> bool:
+    """Give back a model ``load_model`` handed out (see ``ModelRegistry.release``)."""
+    return REGISTRY.release(model)
