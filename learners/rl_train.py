@@ -77,8 +77,10 @@ class RLSettings(TrainerSettings):
     max_steps: int = setting(8, "Optimiser steps.")
     prompts_per_step: int = setting(2, "Distinct train tasks per optimiser step.")
     num_generations: int = setting(4, "Completions per task (the group the baseline is taken over).")
-    steps_per_generation: int = setting(2, "Optimiser steps per rollout batch (>1: the policy moves, clipping can "
-                                           "bind).")
+    steps_per_generation: int = setting(1, "Optimiser steps per rollout batch. 1 (SE-Bench's recipe: train batch = "
+                                           "mini-batch): the importance ratio stays 1, so the SFT-like estimator is "
+                                           "SFT on the passing rollouts and clipping never binds; >1: the policy "
+                                           "moves between the batch's steps (the RL log's ratio events show it).")
     num_iterations: int = setting(1, "Passes over each rollout batch.")
     max_completion_length: int = setting(160, "Tokens per rollout completion.")
     temperature: float = setting(1.0, "Sampling temperature of the rollouts.")
@@ -290,6 +292,40 @@ def _trainer_class():
                 end = next((i for i, token in enumerate(row) if token in eos), None)
                 completions.append(row if end is None else row[:end + 1])
             return completions
+
+        def _compute_loss(self, model, inputs):
+            """trl's loss, and the importance ratio rho = pi / pi_old it used, per token of the
+            completions, logged (``event: ratio``): 1 exactly at one optimiser step per rollout
+            batch; where it moves, clipping can bind and the SFT-like estimator is no longer SFT."""
+            captured = []
+            original = self._get_per_token_logps_and_entropies
+
+            def capture(*args, **kwargs):
+                out = original(*args, **kwargs)
+                captured.append(out[0])
+                return out
+
+            self._get_per_token_logps_and_entropies = capture
+            try:
+                loss = super()._compute_loss(model, inputs)
+            finally:
+                del self._get_per_token_logps_and_entropies  # the class's method again
+            if captured:
+                self._log_ratio(captured[0].detach(), inputs)
+            return loss
+
+        def _log_ratio(self, logps, inputs) -> None:
+            import torch
+
+            old = inputs.get("old_per_token_logps")
+            mask = inputs["completion_mask"].bool()
+            ratio = torch.ones_like(logps) if old is None else torch.exp(logps - old)
+            ratio = ratio[mask].float()
+            log = self.verdict_reward.log
+            if ratio.numel() and log is not None and self.accelerator.is_main_process:
+                self.last_ratio = {"mean": ratio.mean().item(), "min": ratio.min().item(), "max": ratio.max().item()}
+                _append(log, {"event": "ratio", "step": self.state.global_step, "old_logps": old is not None,
+                              **{k: round(v, 6) for k, v in self.last_ratio.items()}})
 
         def _generate_and_score_completions(self, inputs):
             import torch

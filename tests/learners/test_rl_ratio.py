@@ -1,0 +1,58 @@
+"""The importance ratio rho = pi / pi_old that GRPO's loss used, read back from the RL log: 1
+exactly at every optimiser step when each rollout batch is used for one step (SE-Bench's own
+recipe: train batch = mini-batch), and moved from 1 on the second step of a batch used twice,
+where clipping can bind and the SFT-like estimator stops being SFT's gradient. Tiny model, a
+high learning rate so a step moves the policy unmistakably; rollouts scripted (all pass)."""
+
+import json
+
+import pytest
+
+from learners.rl import rollout_prompts
+from learners.rl_train import RLSettings, build_trainer
+from tests.learners.test_rl import _task_finder
+
+
+def _all_pass(trainer, tasks_by_prompt):
+    """Every rollout the task's reference solution: each micro-batch has a gradient (trl shuffles
+    the batch, and a half-passing script can leave a whole step with zero advantages)."""
+    tokenizer = trainer.processing_class
+
+    def generate(prompt_ids, images, fields, num_generations):
+        return [tokenizer(f"```python\n{tasks_by_prompt(tokenizer.decode(ids)).reference}```",
+                          add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+                for ids in prompt_ids], None
+
+    trainer._generate_single_turn = generate
+
+
+def _ratios(task_env, tiny_dir, tmp_path, **settings):
+    tasks = task_env.tasks("train")[:4]
+    prompts = rollout_prompts(task_env, tasks, 200)
+    values = {"max_steps": 2, "prompts_per_step": 2, "num_generations": 2, "max_completion_length": 16,
+              "save_steps": 100, "learning_rate": 5e-2, "advantage": "binary", "clip": False, **settings}
+    trainer = build_trainer(prompts, tiny_dir, "closed", tmp_path, RLSettings(**values), task_env)
+    _all_pass(trainer, _task_finder(tasks))
+    trainer.train()
+    records = [json.loads(line) for line in (tmp_path / "rl_log.jsonl").read_text().splitlines()]
+    return [r for r in records if r.get("event") == "ratio"]
+
+
+def test_one_optimiser_step_per_rollout_batch_keeps_rho_at_one(task_env, tiny_dir, tmp_path):
+    ratios = _ratios(task_env, tiny_dir, tmp_path, steps_per_generation=1)
+    assert {r["step"] for r in ratios} == {0, 1}  # every optimiser step logged its ratio
+    assert all(r["mean"] == r["min"] == r["max"] == 1.0 for r in ratios), ratios
+
+
+def test_a_rollout_batch_used_for_two_steps_moves_rho_on_the_second(task_env, tiny_dir, tmp_path):
+    ratios = _ratios(task_env, tiny_dir, tmp_path, steps_per_generation=2, max_steps=2)
+    first = [r for r in ratios if r["step"] == 0]
+    second = [r for r in ratios if r["step"] == 1]
+    assert first and second
+    assert all(r["min"] == pytest.approx(1.0, abs=1e-4) and r["max"] == pytest.approx(1.0, abs=1e-4) for r in first)
+    assert any(abs(r["max"] - 1.0) > 1e-3 or abs(r["min"] - 1.0) > 1e-3 for r in second), json.dumps(ratios)
+    assert all(r["old_logps"] for r in second)
+
+
+def test_the_default_takes_one_optimiser_step_per_rollout_batch():
+    assert RLSettings().steps_per_generation == 1 and RLSettings().num_iterations == 1
