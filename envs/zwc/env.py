@@ -25,7 +25,7 @@ from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.checks import check_code
 from envs.zwc.docs import DocIndex, build_api_doc, write_docs
 from envs.zwc.errors import ProtocolError, ZWCEnvError
-from envs.zwc.grading import UsageRule, grade, rejected
+from envs.zwc.grading import ReferenceUsage, UsageRule, grade, library_tests, rejected
 from envs.zwc.names import Mapping
 from envs.zwc.package import public_names, refresh_runtime, write_package
 from envs.zwc.sandbox import Limits, SandboxPool
@@ -94,6 +94,9 @@ class ZWCEnv:
         self._public = frozenset(public_names(self.mapping))
         self._counted_names = {e.short: e.zwc for e in self.mapping}
         self._constructors = frozenset(e.short for e in self.mapping if e.numpy in CONSTRUCTORS)
+        self._groups = alias_groups(self.mapping)
+        self._references: dict[tuple, ReferenceUsage | None] = {}  # reference runs, by task and source
+        self._references_lock = threading.Lock()
         refresh_runtime(self.root)
         self._workers, self._limits = workers, limits
         self._pool: SandboxPool | None = None
@@ -260,7 +263,25 @@ class ZWCEnv:
         except KeyError:  # a proposed task may name something outside the catalogue
             targets = frozenset()
         return UsageRule(names=self._counted_names, constructors=self._constructors, targets=targets,
-                         strict=usage == "strict", required=mode != "numpy")
+                         groups=self._groups, strict=usage == "strict", required=mode != "numpy",
+                         reference=self._references.get(_reference_key(task, self.mapping)),
+                         official=task.is_official, inputs=tuple(task.inputs()))
+
+    def reference_usage(self, tasks: list[Task]) -> list[ReferenceUsage | None]:
+        """What each task's reference solution ran per test, from its own library log (run once
+        per task and source, then kept): where a test demands a zwc call (``usage.py``)."""
+        todo: dict[tuple, tuple[Task, str]] = {}
+        for task in tasks:
+            key = _reference_key(task, self.mapping)
+            if key is not None and key not in self._references and key not in todo:
+                todo[key] = (task, key[1])
+        if todo:
+            jobs = [(code, task.entry_point, task.inputs(), False, False) for task, code in todo.values()]
+            answers = self.pool.run_many(jobs)
+            with self._references_lock:
+                for (key, (task, _)), answer in zip(todo.items(), answers, strict=True):
+                    self._references[key] = _usage_of(answer, len(task.test_cases))
+        return [self._references.get(_reference_key(t, self.mapping)) for t in tasks]
 
     def check_many(self, pairs: list[tuple[Task, str]], mode: Mode = "closed",
                    usage: Usage | None = None) -> list[Verdict]:
@@ -275,6 +296,8 @@ class ZWCEnv:
             else:
                 jobs.append((code, task.entry_point, task.inputs(), numpy_mode, task.is_official))
                 slots.append(i)
+        if jobs and not numpy_mode:
+            self.reference_usage([pairs[i][0] for i in slots])
         if jobs:
             for i, answer in zip(slots, self.pool.run_many(jobs), strict=True):
                 verdicts[i] = grade(pairs[i][0], answer, self.usage_rule(pairs[i][0], mode, usage))
@@ -299,3 +322,38 @@ class ZWCEnv:
 
     def __repr__(self) -> str:
         return f"ZWCEnv({self.root}, {self.mapping.origin})"
+
+
+def alias_groups(mapping: Mapping) -> dict[str, str]:
+    """Counted name -> the name of its alias group: names whose zwc functions run the same
+    NumPy function object (``amax`` and ``max``) are one function to the usage rules."""
+    import numpy
+
+    from envs.zwc.catalogue import BY_PATH
+
+    by_target: dict[int, list[str]] = {}
+    for entry in mapping:
+        path = BY_PATH[entry.numpy].call_target if entry.numpy in BY_PATH else entry.numpy
+        target: object = numpy
+        for part in path.split(".")[1:]:
+            target = getattr(target, part, None)
+        by_target.setdefault(id(target) if target is not None else id(entry), []).append(entry.short)
+    return {name: min(names) for names in by_target.values() for name in names}
+
+
+def _reference_key(task: Task, mapping: Mapping) -> tuple | None:
+    """(task id, ZWC source of its reference, inputs), or None when the task has no verified ZWC
+    ``reference`` of ours. Official records carry an accepted ``right_code``, but it is no
+    reference for usage (many are plain Python): official tasks take the official rule."""
+    if not task.reference:
+        return None
+    return task.task_id, task.reference, tuple(task.inputs())
+
+
+def _usage_of(answer: dict, n_tests: int) -> ReferenceUsage | None:
+    """The reference's usage from its sandbox answer (None if the library logged nothing)."""
+    tests, summary = library_tests(answer)
+    if not summary or summary.get("server_error") or summary.get("anomalies"):
+        return None
+    ok = {r["i"] for r in answer.get("records", []) if r.get("event") == "test" and r.get("ok")}
+    return ReferenceUsage.from_tests(n_tests, tests, ok)

@@ -2,24 +2,26 @@
 
 A pass needs, besides right values: the sandbox's last record ("end": nothing after the
 tests crashed or was cut), no violation anywhere (even one the candidate caught), no
-change to state shared between tests, no output overflow, and, in every test, a
-catalogued zwc function that ran during that test's computation (counted by the zwc
-runtime). Array constructors (the "conversion" kind: ``zwc.<array>(x)``) do not count
-unless the task names them: wrapping plain-Python results is not using the library.
-With ``UsageRule.strict``, a single-function task must run its own function in every test.
+change to state shared between tests, no output overflow, and zwc used as ``usage.py``
+judges it. Which zwc functions ran comes from the library process's log (the ``library``
+part of the answer), never from the candidate's own records: a record for a test the
+library never began, a request the library refused as out of protocol, or more than
+``MAX_GUESSES`` unknown names asked of the library fail as ``bypass_attempt``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from envs.zwc.checks import Rejection
 from envs.zwc.equality import parse_printed, printed_equal, values_equal
 from envs.zwc.task import Task
+from envs.zwc.usage import ReferenceUsage, UsageRule
 from envs.zwc.verdict import Failure, TestOutcome, Verdict
+
+__all__ = ["MAX_GUESSES", "ReferenceUsage", "UsageRule", "decode", "grade", "library_tests", "rejected"]
+MAX_GUESSES = 3  # distinct unknown zwc names a candidate may ask for before it counts as guessing
 
 # a test's error category -> failure class, in precedence order
 _CATEGORY_FAILURE = {
@@ -31,43 +33,6 @@ _CATEGORY_FAILURE = {
     "output": Failure.RESOURCE_LIMIT,
     "runtime": Failure.RUNTIME_ERROR,
 }
-
-
-@dataclass(frozen=True)
-class UsageRule:
-    """How run-time zwc calls are judged for one task.
-
-    Args:
-        names: the name each catalogued function is counted under (its last path part) ->
-            its zwc path.
-        constructors: counted names that do not show use of the library on their own.
-        targets: counted names of the functions the task itself names.
-        strict: a single-function task must run its own function in every test.
-        required: False in the NumPy control (nothing of zwc is expected to run).
-    """
-
-    names: Mapping[str, str]
-    constructors: frozenset[str] = frozenset()
-    targets: frozenset[str] = frozenset()
-    strict: bool = False
-    required: bool = True
-
-    def ran(self, record: dict) -> set[str]:
-        calls = record.get("calls") or {}
-        return {name for name, count in calls.items() if name in self.names and count}
-
-    def problem(self, ran: set[str]) -> str:
-        """Why one test's calls do not count as using zwc ('' when they do)."""
-        if not self.required:
-            return ""
-        if self.strict and len(self.targets) == 1 and not self.targets <= ran:
-            [target] = self.targets
-            return f"the task's function {self.names[target]} did not run (--usage strict)"
-        if any(name not in self.constructors or name in self.targets for name in ran):
-            return ""
-        if ran:
-            return f"only array constructors ran ({', '.join(sorted(self.names[n] for n in ran))})"
-        return "no zwc function ran"
 
 
 def decode(value: Any) -> Any:
@@ -97,11 +62,28 @@ def rejected(rejection: Rejection) -> Verdict:
                    reason=rejection.reason.value)
 
 
+def library_tests(answer: dict) -> tuple[dict[int, dict], dict]:
+    """The library's per-test log ({i: {"calls", "prints"}}) and its summary (``end``, anomalies,
+    how the library child ended); ``({}, {})`` for an answer of the NumPy control."""
+    library = answer.get("library")
+    if library is None:
+        return {}, {}
+    records = library.get("records", [])
+    tests = {r["i"]: r for r in records if r.get("event") == "test" and type(r.get("i")) is int}
+    end = next((r for r in records if r.get("event") == "end"), None)
+    summary = {"end": end, "anomalies": [r.get("what", "") for r in records if r.get("event") == "anomaly"],
+               "killed": library.get("killed", ""), "server_error": library.get("server_error", ""),
+               "unknown": (end or {}).get("unknown", [])}
+    return tests, summary
+
+
 def grade(task: Task, answer: dict, usage: UsageRule) -> Verdict:
     """Grade one sandbox answer for ``task`` (official records by the official rule);
-    ``usage`` judges the zwc calls each test made."""
-    if answer.get("server_error"):
-        return Verdict(passed=False, failure=Failure.SANDBOX_ERROR, detail=answer["server_error"],
+    ``usage`` judges the zwc calls the library logged for each test."""
+    library, summary = library_tests(answer)
+    error = answer.get("server_error") or summary.get("server_error")
+    if error:
+        return Verdict(passed=False, failure=Failure.SANDBOX_ERROR, detail=error,
                        reason="server_error", seconds=answer.get("seconds", 0.0))
     records = answer.get("records", [])
     seconds = float(answer.get("seconds", 0.0))
@@ -119,14 +101,15 @@ def grade(task: Task, answer: dict, usage: UsageRule) -> Verdict:
         return Verdict(passed=False, failure=failure, detail=f"while loading: {load.get('error', '')}",
                        reason=load.get("category", ""), stdout=stdout, seconds=seconds)
     expected = task.expected_outputs()
-    by_index = {r["i"]: r for r in tests}
+    by_index = {r["i"]: r for r in tests if type(r.get("i")) is int}
+    calls_of = library if "library" in answer else by_index  # the NumPy control counts in-process
     outcomes, ran_all = [], set()
     for i, want in enumerate(expected):
         record = by_index.get(i)
         if record is None:
             outcomes.append(TestOutcome(passed=False, expected=want, error="did not run"))
             continue
-        ran = usage.ran(record)
+        ran = usage.ran(calls_of.get(i, {}))
         ran_all |= ran
         calls = sorted(usage.names[n] for n in ran)
         if not record.get("ok"):
@@ -138,11 +121,13 @@ def grade(task: Task, answer: dict, usage: UsageRule) -> Verdict:
             outcomes.append(TestOutcome(passed=ok, expected=want, got=_jsonable(got),
                                         printed=record.get("printed") or repr(got)[:2000],
                                         seconds=record.get("seconds", 0.0), zwc_calls=calls))
-    failure, reason, detail = _failure(answer, load, end, by_index, outcomes, violations, usage)
-    target_used = usage.targets <= ran_all if usage.required and usage.targets else None
+    failure, reason, detail = _failure(answer, load, end, by_index, outcomes, violations, usage,
+                                       calls_of, summary)
+    used = usage.used(calls_of, len(expected)) if usage.required and usage.targets else {}
     return Verdict(passed=failure is Failure.PASSED, failure=failure, detail=detail, reason=reason,
                    tests=outcomes, stdout=stdout, seconds=seconds,
-                   zwc_calls=sorted(usage.names[n] for n in ran_all), target_used=target_used)
+                   zwc_calls=sorted(usage.names[n] for n in ran_all),
+                   target_used=all(used.values()) if used else None, targets_used=used)
 
 
 def _matches(task: Task, got: Any, printed: str, want: str) -> bool:
@@ -157,13 +142,22 @@ def _matches(task: Task, got: Any, printed: str, want: str) -> bool:
 
 
 def _failure(answer: dict, load: dict | None, end: dict | None, by_index: dict, outcomes: list[TestOutcome],
-             violations: list[str], usage: UsageRule) -> tuple[Failure, str, str]:
+             violations: list[str], usage: UsageRule, calls_of: dict, summary: dict) -> tuple[Failure, str, str]:
     if violations:
         return Failure.BYPASS_ATTEMPT, "violation", f"blocked at run time: {', '.join(violations[:3])}"
+    if summary.get("anomalies"):
+        return (Failure.BYPASS_ATTEMPT, "library_protocol",
+                f"sent the library requests outside its protocol: {'; '.join(summary['anomalies'][:3])}")
+    if len(summary.get("unknown", [])) > MAX_GUESSES:
+        return (Failure.BYPASS_ATTEMPT, "guessing_names",
+                f"asked the library for {len(summary['unknown'])} names that do not exist: "
+                f"{', '.join(summary['unknown'][:5])}")
+    if summary and any(r.get("ok") and i not in calls_of for i, r in by_index.items()) and not summary.get("killed"):
+        return Failure.BYPASS_ATTEMPT, "forged_record", "reported a test the library never began"
     if end is not None and end.get("state_changes"):
         return (Failure.BYPASS_ATTEMPT, "shared_state",
                 f"changed state shared between tests: {', '.join(end['state_changes'][:3])}")
-    killed = answer.get("killed", "")
+    killed = answer.get("killed", "") or summary.get("killed", "")
     if killed == "syscall":
         return Failure.BYPASS_ATTEMPT, "syscall", "made a system call the sandbox forbids"
     errors = [r for r in by_index.values() if not r.get("ok")]
@@ -181,10 +175,9 @@ def _failure(answer: dict, load: dict | None, end: dict | None, by_index: dict, 
     if load is None or end is None or len(by_index) < len(outcomes):
         sig = answer.get("signal", 0)
         return Failure.RUNTIME_ERROR, "crashed", f"the candidate process ended early (signal {sig})"
-    for i in sorted(by_index):
-        problem = usage.problem(usage.ran(by_index[i]))
-        if problem:
-            return Failure.NO_ZWC_CALL, "no_zwc_call", f"test {i}: {problem}"
+    problem = usage.problem(calls_of, len(outcomes))
+    if problem:
+        return Failure.NO_ZWC_CALL, "no_zwc_call", problem
     if all(o.passed for o in outcomes):
         return Failure.PASSED, "", ""
     wrong = next(i for i, o in enumerate(outcomes) if not o.passed)

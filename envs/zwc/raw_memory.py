@@ -4,8 +4,8 @@ Why: a sandbox child is a fork of the fork server, sharing its memory page by pa
 page is written. Reading an attribute from Python writes the object's reference count, so a
 check that reads ~900 functions' names and dicts copies ~1,500 pages and cost ~3 ms per
 candidate, more than everything else the sandbox does. Here the fields are read as machine
-words, by address, with one NumPy gather over a view of the address space (~10 µs); the
-objects' pages are only read, never written.
+words, by address, through one ctypes view of the address space (no NumPy: the stub server
+never imports it); the objects' pages are only read, never written.
 
 The addresses come from CPython's object layout, found by probing objects whose fields are
 known (``FunctionLayout.probe``, ``dict_version_word``). Where a layout cannot be found (another
@@ -16,9 +16,8 @@ Every object whose words are read must be kept alive by the caller: its memory s
 from __future__ import annotations
 
 import ctypes
+import operator
 from dataclasses import dataclass
-
-import numpy as np
 
 _WORD = ctypes.sizeof(ctypes.c_void_p)
 _SCAN = 24  # words of an object searched for a field
@@ -74,13 +73,19 @@ class WordWatch:
         top = max(addresses, default=_WORD) + _WORD
         # a view of the address space from its first word up to the last address (nothing is read
         # until indexed); indices are word numbers
-        self._memory = np.ctypeslib.as_array((ctypes.c_size_t * (top // _WORD)).from_address(_WORD))
-        self._index = np.array([a // _WORD - 1 for a in addresses], dtype=np.int64)
+        self._memory = (ctypes.c_size_t * (top // _WORD)).from_address(_WORD)
+        index = [a // _WORD - 1 for a in addresses]
+        self._gather = operator.itemgetter(*index)  # one loop in C
+        self._single = len(index) == 1  # itemgetter of one index returns the item, not a tuple
         self._baseline = self.read()
 
-    def read(self) -> np.ndarray:
-        return self._memory[self._index]
+    def read(self) -> tuple[int, ...]:
+        words = self._gather(self._memory)
+        return (words,) if self._single else words
 
-    def changed(self) -> np.ndarray:
+    def changed(self) -> list[int]:
         """Positions (in ``addresses``) whose word differs from the baseline."""
-        return np.flatnonzero(self.read() != self._baseline)
+        now = self.read()
+        if now == self._baseline:  # the usual case, compared in C
+            return []
+        return [i for i, (word, then) in enumerate(zip(now, self._baseline, strict=True)) if word != then]

@@ -90,6 +90,7 @@ class _Server:
             raise SandboxError(f"the sandbox server for {package_dir} did not start; "
                                "check that the directory holds a zwc package (`sebench zwc build`)")
         self.walls: dict = greeting.get("walls", {})
+        self.numpy_loaded: bool = bool(greeting.get("numpy_loaded"))  # in the candidates' server: never
 
     def _readline(self, timeout: float) -> str | None:
         """One protocol line, or None if the server says nothing for ``timeout`` seconds."""

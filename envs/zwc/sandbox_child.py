@@ -1,26 +1,24 @@
 """What runs inside one forked sandbox child: limits, walls, the candidate, its tests.
 
-Imported by the fork server (``forkserver.py``) before it forks, so a child starts with
-NumPy, the zwc package and this harness already in memory. In the child, in order:
-new session (so the server can kill the whole group), stdin/stdout/stderr to /dev/null,
-every other inherited descriptor closed, private working directory, privileges dropped to
-``nobody`` when running as root, rlimits (CPU, address space, file size, no new
-processes, no core files), the kernel walls (``kernel_walls.apply``: seccomp filter and
-Landlock, whatever the server's probe found working), restricted builtins with a
-guarded ``__import__``, then an audit hook that refuses files, processes, sockets, frames,
-``gc``, code objects, new imports and writes to function code/defaults and class names for
-the rest of the child's life.
+Imported by the fork servers (``forkserver.py``, ``library_server.py``) before they fork. In the
+child, in order: new session (so the server can kill the whole group), stdin/stdout/stderr to
+/dev/null, every other inherited descriptor closed but the result pipe and the library channel,
+private working directory, privileges dropped to ``nobody`` when running as root, rlimits (CPU,
+address space, file size, no new processes, no core files), the kernel walls
+(``kernel_walls.apply``: seccomp filter and Landlock, whatever the server's probe found
+working), restricted builtins with a guarded ``__import__``, then an audit hook that refuses
+files, processes, sockets, frames, ``gc``, code objects, new imports and writes to function
+code/defaults and class names for the rest of the child's life.
 
-Each test runs in fresh candidate globals (the module is executed again), after the state
-that allowed modules keep is reset (``sandbox_state.py``); the zwc runtime's call counter
-is cleared just before the entry function is called and read just after it returns, so
-each test reports which catalogued zwc functions its computation ran. Results stream back
-as JSON lines, one per test (a candidate that times out on test 5 still reports tests
-1-4), written by ``_dump``: a serialiser made of functions captured at import, before any
-candidate code exists, that only accepts exact built-in types. Nothing the candidate can
-reach (classes are immutable, module proxies refuse writes) takes part in writing a
-record. The last line ("end") says whether shared state changed, every violation and
-whether output overflowed; the grader passes nothing without it.
+Each test begins with the session (``sandbox_sessions.py``): the library process hands over
+that test's arguments and forgets the last test's arrays. The candidate's module is then
+executed again in fresh globals, after the state that allowed modules keep is reset
+(``sandbox_state.py``), and its entry function called. Results stream back as JSON lines,
+one per test (a candidate that times out on test 5 still reports tests 1-4), written by
+``_dump``: a serialiser made of functions captured at import that only accepts exact
+built-in types. The last line ("end") says whether shared state changed, every violation and
+whether output overflowed. Which zwc functions ran is not the candidate's to say: the
+library process logs it for the grader.
 """
 
 from __future__ import annotations
@@ -33,8 +31,6 @@ import resource
 import sys
 import time
 import types
-
-import numpy as _numpy
 
 from envs.zwc import kernel_walls
 from envs.zwc.checks import ALLOWED_IMPORTS, FORBIDDEN_BUILTINS, GADGET_ATTRIBUTES, NUMPY_MODE_IMPORTS
@@ -181,14 +177,23 @@ def public_proxy(module: types.ModuleType, name: str) -> types.ModuleType:
     return frozen_module(name, namespace)
 
 
-def build_proxies(zwc_module: types.ModuleType) -> dict[str, types.ModuleType]:
-    """Proxies of every importable module, built once in the server before forking."""
+def build_proxies(zwc_module: types.ModuleType | None) -> dict[str, types.ModuleType]:
+    """Proxies of every importable module, built once in the server before forking.
+
+    ``zwc_module`` None: the candidate's zwc is the stub (``zwc_stub``) and NumPy is not
+    importable (the stub server never imports it); else the real zwc and NumPy, for the NumPy
+    control."""
     import importlib
 
     proxies: dict[str, types.ModuleType] = {}
     for name in sorted(ALLOWED_IMPORTS - {"zwc"}):
         proxies[name] = public_proxy(importlib.import_module(name), name)
     vars(proxies["collections"])["abc"] = proxies["collections.abc"]
+    if zwc_module is None:
+        from envs.zwc import zwc_stub
+
+        proxies.update(zwc_stub.modules())
+        return proxies
     import numpy
 
     proxies["numpy"] = public_proxy(numpy, "numpy")
@@ -200,8 +205,8 @@ def build_proxies(zwc_module: types.ModuleType) -> dict[str, types.ModuleType]:
     return proxies
 
 
-def prepare(zwc_module: types.ModuleType) -> tuple[dict[str, types.ModuleType], SharedState]:
-    """The proxies and the watched shared state, in the fork server, before it forks."""
+def prepare(zwc_module: types.ModuleType | None) -> tuple[dict[str, types.ModuleType], SharedState]:
+    """The proxies and the watched shared state, in a fork server, before it forks."""
     proxies = build_proxies(zwc_module)
     state = SharedState(proxies, watch=set(proxies) - NUMPY_MODE_IMPORTS)
     state.install(proxies)
@@ -239,17 +244,15 @@ def restricted_builtins(proxies: dict[str, types.ModuleType], numpy_mode: bool) 
 
 
 # -- values crossing back -----------------------------------------------------------------
-def encode(value, runtime, depth: int = 0):
+def encode(value, session, depth: int = 0):
     """A plain JSON-able form of a returned value (ZWCArray -> nested lists), exact types only."""
     if depth > 64:
         raise ValueError("returned value nested too deeply")
     kind = _type(value)
-    if kind is runtime.ZWCArray:
-        return encode(value._zwc_nd.tolist(), runtime, depth + 1)
-    if isinstance(value, _numpy.ndarray):  # the NumPy control returns real arrays
-        return encode(_numpy.ndarray.tolist(value), runtime, depth + 1)
-    if isinstance(value, _numpy.generic):
-        return encode(_numpy.generic.item(value), runtime, depth + 1)
+    if kind not in (bool, int, str, float, list, tuple, dict, complex) and value is not None:
+        plain = session.plain(value)  # an array (the NumPy control's too) -> nested lists
+        if plain is not None:
+            return encode(plain, session, depth + 1)
     if kind in (bool, int, str) or value is None:
         return value
     if kind is float:
@@ -257,16 +260,16 @@ def encode(value, runtime, depth: int = 0):
     if kind is complex:
         return {"$complex": [value.real, value.imag]}
     if kind is list:
-        return [encode(v, runtime, depth + 1) for v in value]
+        return [encode(v, session, depth + 1) for v in value]
     if kind is tuple:
-        return {"$tuple": [encode(v, runtime, depth + 1) for v in value]}
+        return {"$tuple": [encode(v, session, depth + 1) for v in value]}
     if kind is dict:
-        return {"$dict": [[encode(k, runtime, depth + 1), encode(v, runtime, depth + 1)]
+        return {"$dict": [[encode(k, session, depth + 1), encode(v, session, depth + 1)]
                           for k, v in dict.items(value)]}
     return {"$repr": f"<{_plain(kind.__name__)} object>"}
 
 
-def _classify(exc: BaseException, runtime) -> str:
+def _classify(exc: BaseException, zwc_error: type) -> str:
     if isinstance(exc, (SandboxViolation, SandboxImportError)):
         return "violation"
     if isinstance(exc, MemoryError):
@@ -277,7 +280,7 @@ def _classify(exc: BaseException, runtime) -> str:
         return "runtime"
     if isinstance(exc, TypeError) and ("of immutable type" in _message(exc) or READ_ONLY in _message(exc)):
         return "violation"  # wrote an attribute of a class or module it did not define (sandbox_state.py)
-    if isinstance(exc, runtime.ZWCError):
+    if isinstance(exc, zwc_error):
         return "zwc"
     if isinstance(exc, AttributeError) and "module 'zwc" in _message(exc):
         return "unknown_api"
@@ -293,19 +296,23 @@ def _message(exc: BaseException) -> str:
         return "<the exception could not be printed>"
 
 
-def _error(exc: BaseException, runtime) -> dict:
-    return {"category": _classify(exc, runtime), "error": f"{_plain(_type(exc).__name__)}: {_message(exc)}"}
+def _error(exc: BaseException, zwc_error: type) -> dict:
+    return {"category": _classify(exc, zwc_error), "error": f"{_plain(_type(exc).__name__)}: {_message(exc)}"}
 
 
 # -- the child's life ---------------------------------------------------------------------
-def confine(result_fd: int, workdir: str, limits: dict) -> None:
-    """OS-level confinement; called first thing in the forked child."""
+def confine(result_fd: int, workdir: str, limits: dict, keep: tuple[int, ...] = ()) -> None:
+    """OS-level confinement; called first thing in the forked child. Every descriptor but
+    ``result_fd`` and ``keep`` (the library channel) is closed."""
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    os.closerange(3, result_fd)
-    os.closerange(result_fd + 1, 1 << 16)
+    start = 3
+    for fd in sorted({result_fd, *keep}):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, 1 << 16)
     if os.geteuid() == 0:
         os.chown(workdir, 65534, 65534)
     os.chdir(workdir)
@@ -325,8 +332,11 @@ def confine(result_fd: int, workdir: str, limits: dict) -> None:
     kernel_walls.apply(workdir)  # last: seccomp filter and Landlock, for the rest of its life
 
 
-def run_candidate(request: dict, out, runtime, proxies: dict, state: SharedState) -> None:
-    """Run one candidate's tests, writing one JSON line per event to ``out``."""
+def run_candidate(request: dict, out, session, proxies: dict, state: SharedState) -> None:
+    """Run one candidate's tests, writing one JSON line per event to ``out``.
+
+    ``session`` (``sandbox_sessions``) hands over each test's arguments and says which
+    calls ran where the candidate's process can know it (the NumPy control only)."""
 
     def emit(record: dict) -> None:
         out.write(_dump(record) + "\n")
@@ -334,55 +344,56 @@ def run_candidate(request: dict, out, runtime, proxies: dict, state: SharedState
 
     capture = _Capture()
     builtins_ = restricted_builtins(proxies, bool(request.get("numpy")))
-    entry_name = request["entry"]
-    input_globals = {"__builtins__": {"float": float, "int": int, "complex": complex,
-                                      "list": list, "tuple": tuple, "range": range, "dict": dict},
-                     "np": _InputNumpy(runtime), "zwc": proxies["zwc"], "nan": math.nan, "inf": math.inf}
-    input_globals["numpy"], input_globals["array"] = input_globals["np"], input_globals["np"].array
+    entry_name, zwc_error = request["entry"], session.zwc_error
     try:
         code = compile(request["code"], "<candidate>", "exec")
     except (SyntaxError, ValueError) as exc:
         emit({"event": "load", "ok": False, "category": "syntax", "error": str(exc)})
         return
-    args_code = []
-    for text in request["inputs"]:
-        try:
-            args_code.append(compile(f"__collect__({text})", "<input>", "eval"))
-        except SyntaxError as exc:
-            args_code.append(exc)
-    input_globals["__collect__"] = lambda *a, **k: (a, k)
-    calls = runtime._CALLS
+    texts = list(request["inputs"])
+    session.prepare(texts)
 
     sys.addaudithook(_audit)
     sys.stdout = sys.stderr = capture
     _GATE.armed = True
-    try:
-        entry = _load(code, builtins_, entry_name, state)
-    except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is a result
-        emit({"event": "load", "ok": False, **_error(exc, runtime), "stdout": capture.text(),
-              "violations": list(_GATE.violations), "output_exceeded": capture.exceeded})
-        return
-    emit({"event": "load", "ok": True})
-    for i, compiled in enumerate(args_code):
+    for i, text in enumerate(texts):
         record: dict = {"event": "test", "i": i}
         seen = _len(_GATE.violations)
         started = _perf_counter()
+        arguments = None
         try:
-            if isinstance(compiled, SyntaxError):
-                raise ValueError(f"test input {i} is not valid Python: {compiled}")
-            if i:  # test 0 runs in the globals of the load; every later test in fresh ones
-                entry = _load(code, builtins_, entry_name, state)
             _GATE.allow_exec = 1
-            args, kwargs = eval(compiled, input_globals)  # noqa: S307 - task data, in the sandbox
-            calls.clear()
+            arguments = session.begin(i, text)  # first: the library forgets the last test's arrays
+        except BaseException as exc:  # noqa: BLE001 - a test input that cannot be built
+            arguments = exc
+        try:
+            entry = _load(code, builtins_, entry_name, state)
+        except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is a result
+            if i == 0:
+                emit({"event": "load", "ok": False, **_error(exc, zwc_error), "stdout": capture.text(),
+                      "violations": list(_GATE.violations), "output_exceeded": capture.exceeded})
+                session.end()
+                return
+            entry = exc
+        if i == 0:
+            emit({"event": "load", "ok": True})
+        try:
+            if isinstance(arguments, BaseException):
+                raise arguments
+            if isinstance(entry, BaseException):
+                raise entry
+            args, kwargs = arguments
+            session.enter()
             value = entry(*args, **kwargs)
-            record["calls"] = {_plain(k): v for k, v in calls.items() if _type(v) is int}
-            record["value"] = encode(value, runtime)
+            calls = session.calls()
+            if calls is not None:
+                record["calls"] = {_plain(k): v for k, v in calls.items()}
+            record["value"] = encode(value, session)
             if request.get("printed"):  # the official rule grades printed text; ours needs none
                 record["printed"] = _printed(value)[:VALUE_CHARS]
             record["ok"] = True
         except BaseException as exc:  # noqa: BLE001
-            record.update(ok=False, **_error(exc, runtime))
+            record.update(ok=False, **_error(exc, zwc_error))
             record.pop("value", None)
         record["seconds"] = _perf_counter() - started
         if _len(_GATE.violations) > seen:
@@ -399,6 +410,7 @@ def run_candidate(request: dict, out, runtime, proxies: dict, state: SharedState
                           "error": "returned value too large", "seconds": record["seconds"]})
         out.write(line + "\n")
         out.flush()
+    session.end()
     try:
         changes = state.changes()
     except BaseException as exc:  # noqa: BLE001 - the candidate broke what is being checked
@@ -424,18 +436,3 @@ def _printed(value) -> str:
         return _plain(str(value))
     except BaseException as exc:  # noqa: BLE001
         return f"<unprintable: {_plain(_type(exc).__name__)}>"
-
-
-class _InputNumpy:
-    """``np`` inside official test inputs: ``np.array(...)`` builds a ZWCArray."""
-
-    def __init__(self, runtime):
-        import numpy
-
-        def array(data, dtype=None):
-            return runtime.wrap(numpy.array(runtime.unwrap(data), dtype=dtype))
-
-        self.array = self.asarray = array
-        self.nan, self.inf, self.pi, self.e = math.nan, math.inf, math.pi, math.e
-        for dtype in runtime.DTYPES:
-            setattr(self, dtype, dtype)

@@ -38,6 +38,8 @@ class Verdict(BaseModel):
     # did every function the task names run in at least one test? None: not known (not run,
     # the NumPy control, or a task that names no functions)
     target_used: bool | None = None
+    # each function the task names (zwc path) -> whether it or an alias ran in some test
+    targets_used: dict[str, bool] = Field(default_factory=dict)
 
     @property
     def n_passed(self) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.zwc import forkserver, kernel_walls, sandbox_child
+from envs.zwc import child_process, kernel_walls, sandbox_child
 from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.equality import values_equal
 from envs.zwc.failure import Failure
@@ -218,12 +218,12 @@ REQUEST = {"code": "", "entry": "solve", "inputs": ["x=1"], "limits": {"cpu_s": 
            "numpy": False, "printed": False}
 
 
-def _harness(then):
-    """The real ``confine`` (rlimits, nobody, walls), then a stand-in for ``run_candidate``
+def _candidate(then):
+    """After the real ``confine`` (rlimits, nobody, walls), a stand-in for ``run_candidate``
     that skips the Python walls, as a hole in them would: it reports a passing test and
     then does ``then()``. Test-only; the production harness is untouched."""
 
-    def run_candidate(request, out, *_):
+    def body(out):
         out.write(json.dumps({"event": "load", "ok": True}) + "\n")
         out.write(json.dumps({"event": "test", "i": 0, "ok": True, "value": 1, "seconds": 0.0}) + "\n")
         out.flush()
@@ -231,19 +231,19 @@ def _harness(then):
         out.write(json.dumps({"event": "end", "stdout": "", "violations": []}) + "\n")
         out.flush()
 
-    return types.SimpleNamespace(confine=sandbox_child.confine, run_candidate=run_candidate)
+    return body
 
 
 @needs_seccomp
 def test_forbidden_call_in_a_sandbox_child_is_a_bypass_attempt():
     usage = UsageRule(names={}, required=False)
-    control = forkserver._run_one(REQUEST, None, None, None, _harness(lambda: None))
+    control = child_process.run_child(REQUEST["limits"], _candidate(lambda: None), sandbox_child.confine)
     assert control["killed"] == "" and grade(TASK, control, usage).passed  # the same path, no forbidden call
-    answer = forkserver._run_one(REQUEST, None, None, None, _harness(lambda: socket.socket()))
+    answer = child_process.run_child(REQUEST["limits"], _candidate(lambda: socket.socket()), sandbox_child.confine)
     assert answer["killed"] == "syscall" and answer["signal"] == signal.SIGSYS, answer
     verdict = grade(TASK, answer, usage)
     assert not verdict.passed and verdict.failure is Failure.BYPASS_ATTEMPT, verdict
-    forkserver._reap(block=True)
+    child_process.reap(block=True)
 
 
 @needs_seccomp

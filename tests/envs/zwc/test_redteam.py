@@ -378,8 +378,14 @@ def test_a_record_cut_short_never_passes(and_tasks):
     assert grade(task, flooded, rule).failure is Failure.RESOURCE_LIMIT
     killed = {**answer, "records": without_end["records"], "killed": "syscall", "signal": 31}
     assert grade(task, killed, rule).failure is Failure.BYPASS_ATTEMPT
-    uncounted = {**answer, "records": [{k: v for k, v in r.items() if k != "calls"} for r in answer["records"]]}
-    assert grade(task, uncounted, rule).failure is Failure.NO_ZWC_CALL
+    library = answer["library"]
+    uncounted = {**answer, "library": {**library, "records": [{**r, "calls": {}, "prints": {}} if r.get("event") == "test"
+                                                              else r for r in library["records"]]}}
+    assert grade(task, uncounted, rule).failure is Failure.NO_ZWC_CALL  # the library's log is what counts
+    claimed = {**uncounted, "records": [{**r, "calls": {"x": 1}} for r in answer["records"]]}
+    assert grade(task, claimed, rule).failure is Failure.NO_ZWC_CALL  # not what the candidate says
+    unbegun = {**answer, "library": {**library, "records": [r for r in library["records"] if r.get("i") != 3]}}
+    assert grade(task, unbegun, rule).failure is Failure.BYPASS_ATTEMPT  # a test the library never began
 
 
 def test_a_strings_hash_is_the_same_on_every_server_and_pool(seed7_dir):

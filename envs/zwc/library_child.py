@@ -1,0 +1,393 @@
+"""The library process of one candidate: the real zwc, NumPy, and the only call log that counts.
+
+Forked per candidate from the library server (``library_server.py``), which imported NumPy
+and the build's zwc package; the candidate's own process never did (``zwc_stub.py``). Here:
+
+* the test inputs are evaluated (``np.array(...)`` builds a real ZWCArray) and handed to the
+  candidate one test at a time, when it asks to ``begin`` that test, in order: it cannot see
+  test i+1's input before test i is over, and a ``begin`` out of order is an anomaly;
+* every array stays here; the candidate holds handles, valid for the test that made them
+  (every ``begin`` empties the table, so no array outlives its test);
+* a function is found by its name on request only: there is no list of names to ask for,
+  an unknown name is logged (the grader fails a candidate that guesses more than a few),
+  and error messages never name a zwc function other than the one called, nor NumPy;
+* each completed call of a catalogued function made after the candidate's entry function
+  was called (``enter``, said with the first request after that call; what importing the module ran does
+  not count) is logged with a
+  fingerprint of its
+  arguments (a digest of their values), which lets the grader check that the call's
+  arguments came from the test's input; the log goes to the grader through the library
+  server, never through the candidate.
+
+The candidate's callables (``vectorize(f)``, ``piecewise``) are called back over the same
+channel; zwc calls the callback makes are served while the outer call waits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+
+from envs.zwc import wire
+
+MAX_UNKNOWN = 64  # distinct unknown names kept in the log
+MAX_PRINTS = 64  # distinct argument fingerprints kept per function and test
+_STEM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class _CallbackFailed(BaseException):
+    """A callback of the candidate's raised: passes through NumPy and zwc's error translation
+    (which catch ``Exception``) to the call that made it."""
+
+    def __init__(self, token: int):
+        super().__init__(token)
+        self.token = token
+
+
+class _Refused(Exception):
+    """A request the library does not serve; the message goes back to the candidate."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class LibrarySession:
+    """One candidate's conversation with the library.
+
+    Args:
+        channel: the socket the candidate's process holds the other end of.
+        log: where the call log goes (a file object on the pipe to the library server).
+        inputs: the tests' keyword-argument texts.
+        zwc_module: the real zwc package; ``runtime``: its ``_runtime`` module.
+    """
+
+    def __init__(self, channel: int, log, inputs: list[str], zwc_module, runtime):
+        self.channel, self.log, self.inputs = channel, log, inputs
+        self.zwc, self.runtime = zwc_module, runtime
+        self.modules = {"": zwc_module, "rfx": zwc_module.rfx}
+        self.names = {e: {n for n in m.__all__ if type(getattr(m, n, None)) is runtime.ZWCFunction}
+                      for e, m in self.modules.items()}
+        self.aliases = _alias_names(zwc_module, runtime)
+        self.test = -1
+        self.objects: dict[int, object] = {}  # handle -> ZWCArray or run-time function
+        self.handle_of: dict[int, int] = {}  # id(object) -> handle, so one object has one handle
+        self.next_handle = 0
+        self.calls: dict[str, int] = {}
+        self.prints: dict[str, list[str]] = {}
+        self.unknown: list[str] = []
+        self.depth = 0
+        self.entered = False  # the entry function was called in this test (calls count from then on)
+        self._input_globals = input_globals(zwc_module, runtime)
+
+    # -- the log ------------------------------------------------------------------------
+    def _emit(self, record: dict) -> None:
+        self.log.write(json.dumps(record) + "\n")
+        self.log.flush()
+
+    def _flush_test(self) -> None:
+        if not self.entered:  # the entry function made no request: only the import ran zwc
+            self.calls, self.prints = {}, {}
+        if self.test >= 0:
+            self._emit({"event": "test", "i": self.test, "calls": self.calls, "prints": self.prints})
+        self.calls, self.prints = {}, {}
+
+    def anomaly(self, what: str) -> None:
+        self._emit({"event": "anomaly", "what": what[:300]})
+
+    # -- the conversation -----------------------------------------------------------------
+    def serve(self) -> None:
+        """Answer requests until the candidate ends or its process goes away."""
+        try:
+            while True:
+                message = wire.receive(self.channel)
+                if type(message) is dict and message.get("op") == "end":
+                    break
+                wire.send(self.channel, self.answer(message))
+        except wire.ChannelClosed:
+            pass
+        except wire.FrameError as exc:
+            self.anomaly(f"unreadable frame: {exc}")
+        finally:
+            self._flush_test()
+            self._emit({"event": "end", "unknown": self.unknown})
+
+    def answer(self, message) -> dict:
+        """The reply to one request (an error reply for anything it cannot serve)."""
+        try:
+            if type(message) is not dict:
+                raise _Refused("protocol", "a request must be an object")
+            if message.get("enter") and message.get("op") != "begin":
+                self._enter()
+            for handle in message.get("f") or ():  # arrays the candidate no longer holds
+                obj = self.objects.pop(handle, None) if type(handle) is int else None
+                if obj is not None:
+                    self.handle_of.pop(id(obj), None)
+            return {"op": "ok", "v": self._dispatch(message)}
+        except _CallbackFailed as failed:
+            return {"op": "err", "cb": failed.token}
+        except _Refused as exc:
+            if exc.kind == "protocol":
+                self.anomaly(str(exc))
+            return {"op": "err", "k": exc.kind, "m": str(exc)}
+        except self.runtime.ZWCError as exc:
+            return {"op": "err", "k": type(exc).__name__, "m": self._clean(str(exc), message)}
+        except MemoryError:
+            return {"op": "err", "k": "MemoryError", "m": "out of memory"}
+        except RecursionError:
+            return {"op": "err", "k": "RecursionError", "m": "maximum recursion depth exceeded"}
+        except Exception as exc:  # noqa: BLE001 - bad arguments in any form are the candidate's
+            return {"op": "err", "k": "ZWCTypeError", "m": self._clean(f"invalid request: {exc}", message)}
+
+    def _dispatch(self, message: dict):
+        op = message.get("op")
+        if op == "begin":
+            return self._begin(message.get("i"))
+        if self.test < 0:
+            raise _Refused("protocol", f"{op!r} before the first test began")
+        if op == "resolve":
+            return self._function(message.get("sub", ""), message.get("n"), resolving=True) is not None
+        if op == "call":
+            fn = self._function(message.get("sub", ""), message.get("n"))
+            return self._call(fn, message, counted=message.get("n"))
+        if op == "callh":
+            return self._call(self._object(message.get("h"), function=True), message, counted=None)
+        if op == "new":
+            return self.encode(self.runtime.ZWCArray(*self.decode(message.get("a", []))))
+        if op == "m":
+            return self._method(message)
+        if op == "iter":
+            return [self.encode(item) for item in self._object(message.get("h"))]
+        if op == "value":
+            return self.encode(self._object(message.get("h"))._zwc_nd.tolist())
+        raise _Refused("protocol", f"unknown request {str(op)[:40]!r}")
+
+    def _enter(self) -> None:
+        if self.test < 0 or self.entered or self.depth:
+            raise _Refused("protocol", f"entered test {self.test} twice")
+        self.entered, self.calls, self.prints = True, {}, {}  # what the module's import ran does not count
+
+    def _begin(self, index) -> list:
+        if type(index) is not int or index != self.test + 1 or index >= len(self.inputs) or self.depth:
+            raise _Refused("protocol", f"began test {index!r} after test {self.test} (tests run once, in order)")
+        self._flush_test()
+        self.test, self.entered = index, False
+        self.objects.clear()
+        self.handle_of.clear()
+        try:
+            code = compile(f"__collect__({self.inputs[index]})", "<input>", "eval")
+        except SyntaxError as exc:
+            raise _Refused("input", f"test input {index} is not valid Python: {exc}") from None
+        try:
+            args, kwargs = eval(code, dict(self._input_globals))  # noqa: S307 - task data, not the candidate's
+        except Exception as exc:  # noqa: BLE001 - a task whose input does not evaluate
+            raise _Refused("input", f"test input {index} could not be evaluated: {exc}") from None
+        return [self.encode(list(args)), self.encode(kwargs)]
+
+    # -- names ----------------------------------------------------------------------------
+    def _function(self, sub, name, resolving: bool = False):
+        if type(sub) is not str or sub not in self.modules or type(name) is not str:
+            raise _Refused("protocol", "a function is named by a string")
+        if name in self.names[sub]:
+            return getattr(self.modules[sub], name)
+        path = f"zwc.{sub + '.' if sub else ''}{name}"[:80]
+        if path not in self.unknown and len(self.unknown) < MAX_UNKNOWN:
+            self.unknown.append(path)
+        if resolving:
+            return None
+        raise _Refused("AttributeError", f"module 'zwc' has no attribute {name[:80]!r}")
+
+    def _clean(self, text: str, message) -> str:
+        """``text`` without any zwc name but the called function's (its aliases read as it)."""
+        called = message.get("n") if type(message) is dict and message.get("op") == "call" else None
+        own = self.aliases.get(called, {called}) if called else set()
+
+        def scrub(match: re.Match) -> str:
+            word = match.group(0)
+            if word.startswith("_"):  # NumPy's internals (``_amax_dispatcher``) name NumPy functions
+                return called or "<zwc function>"
+            if word in own:
+                return called
+            if any(word in names for names in self.names.values()):
+                return "<zwc function>"
+            return word
+
+        return _STEM.sub(scrub, text)[:2000]
+
+    # -- calls ----------------------------------------------------------------------------
+    def _call(self, fn, message: dict, counted):
+        args = self.decode(message.get("a", []))
+        kwargs = self.decode(message.get("k", {"$d": []}))
+        if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
+            raise _Refused("protocol", "arguments travel as a list and a dict of names")
+        name = self.runtime._GENUINE.get(id(fn)) if counted is not None else None
+        digest = fingerprint((args, kwargs), self.runtime) if name is not None else ""
+        self.depth += 1
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+        if name is not None:  # completed: counted, with what it was given
+            self.calls[name] = self.calls.get(name, 0) + 1
+            prints = self.prints.setdefault(name, [])
+            if digest not in prints and len(prints) < MAX_PRINTS:
+                prints.append(digest)
+        return self.encode(result)
+
+    def _method(self, message: dict):
+        name = message.get("m")
+        if type(name) is not str or name not in ARRAY_METHODS:
+            raise _Refused("protocol", f"arrays have no method {str(name)[:40]!r} here")
+        target = self._object(message.get("h"))
+        args = self.decode(message.get("a", []))
+        if type(args) is not list:
+            raise _Refused("protocol", "arguments travel as a list")
+        if name == "__deepcopy__":
+            args = [{}]
+        return self.encode(getattr(target, name)(*args))
+
+    def _object(self, handle, function: bool = False):
+        obj = self.objects.get(handle) if type(handle) is int else None
+        wanted = self.runtime.ZWCFunction if function else self.runtime.ZWCArray
+        if type(obj) is not wanted:
+            raise _Refused("ZWCValueError", "this object belongs to another test or no longer exists")
+        return obj
+
+    def _callback(self, token: int):
+        def call(*args, **kwargs):
+            wire.send(self.channel, {"op": "cb", "id": token, "a": self.encode(list(args)),
+                                     "k": self.encode(kwargs)})
+            while True:  # the callback may itself call zwc: serve those until it returns
+                message = wire.receive(self.channel)
+                if type(message) is dict and message.get("op") == "cbr":
+                    return self.decode(message.get("v"))
+                if type(message) is dict and message.get("op") == "cbe":
+                    raise _CallbackFailed(message.get("t") if type(message.get("t")) is int else -1)
+                self.depth += 1
+                try:
+                    wire.send(self.channel, self.answer(message))
+                finally:
+                    self.depth -= 1
+
+        return call
+
+    # -- values -----------------------------------------------------------------------------
+    def encode(self, value, depth: int = 0):
+        if depth > 64:
+            raise _Refused("ZWCValueError", "value nested too deeply")
+        kind = type(value)
+        if kind is self.runtime.ZWCArray or kind is self.runtime.ZWCFunction:
+            handle = self.handle_of.get(id(value))
+            if handle is None:
+                handle = self.next_handle = self.next_handle + 1
+                self.objects[handle], self.handle_of[id(value)] = value, handle
+            if kind is self.runtime.ZWCFunction:
+                return {"$fn": handle}
+            return {"$h": handle, "s": list(value.shape), "d": value.dtype}
+        tag = wire.plain_tag(value, depth, self.encode)
+        if tag is None and value is not None:
+            raise _Refused("ZWCTypeError", f"zwc cannot return a value of type {kind.__name__!r}")
+        return tag
+
+    def decode(self, tag, depth: int = 0):
+        if depth > 64:
+            raise _Refused("ZWCValueError", "value nested too deeply")
+        kind = type(tag)
+        if kind is list:
+            return [self.decode(v, depth + 1) for v in tag]
+        if kind is not dict:
+            if kind is float and not math.isfinite(tag):
+                raise _Refused("protocol", "a bare non-finite float")
+            return tag
+        if "$h" in tag:
+            return self._object(tag["$h"])
+        if "$fn" in tag:
+            return self._object(tag["$fn"], function=True)
+        if "$cb" in tag:
+            if type(tag["$cb"]) is not int:
+                raise _Refused("protocol", "a callback is named by a number")
+            return self._callback(tag["$cb"])
+        try:
+            return wire.plain_value(tag, lambda v: self.decode(v, depth + 1))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _Refused("protocol", f"an unreadable value ({exc})") from None
+
+
+# the ZWCArray operations the candidate's handles forward (shape, ndim, size, dtype and len
+# travel with the handle)
+ARRAY_METHODS = frozenset({
+    "__getitem__", "__setitem__", "__contains__", "__bool__", "__int__", "__float__", "__complex__",
+    "__index__", "__round__", "__str__", "__repr__", "__format__", "__copy__", "__deepcopy__",
+    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__", "__imul__",
+    "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__ifloordiv__",
+    "__mod__", "__rmod__", "__imod__", "__pow__", "__rpow__", "__ipow__", "__matmul__", "__rmatmul__",
+    "__and__", "__rand__", "__iand__", "__or__", "__ror__", "__ior__", "__xor__", "__rxor__", "__ixor__",
+    "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__divmod__", "__rdivmod__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__",
+})
+
+
+def fingerprint(value, runtime) -> str:
+    """A digest of a call's argument values (arrays by dtype, shape and contents)."""
+    digest = hashlib.blake2b(digest_size=8)
+    _feed(digest, value, runtime, 0)
+    return digest.hexdigest()
+
+
+def _feed(digest, value, runtime, depth: int) -> None:
+    kind = type(value)
+    if depth > 64:
+        digest.update(b"<deep>")
+    elif kind is runtime.ZWCArray:
+        nd = value._zwc_nd
+        digest.update(f"A{nd.dtype.str}{nd.shape}".encode())
+        digest.update(repr(nd.tolist()).encode() if nd.dtype.hasobject else nd.tobytes())
+    elif kind in (list, tuple):
+        digest.update(b"L[" if kind is list else b"T[")
+        for item in value:
+            _feed(digest, item, runtime, depth + 1)
+        digest.update(b"]")
+    elif kind is dict:
+        digest.update(b"D{")
+        for key in sorted(value, key=repr):
+            digest.update(repr(key).encode())
+            _feed(digest, value[key], runtime, depth + 1)
+        digest.update(b"}")
+    elif callable(value) and kind not in (type,):
+        digest.update(b"<callable>")
+    else:
+        digest.update(f"{kind.__name__}:{value!r};".encode())
+
+
+def _alias_names(zwc_module, runtime) -> dict[str, set[str]]:
+    """zwc name -> every zwc name that runs the same NumPy function (its aliases and itself)."""
+    by_target: dict[int, set[str]] = {}
+    for module in (zwc_module, zwc_module.rfx):
+        for name in module.__all__:
+            fn = getattr(module, name, None)
+            if type(fn) is runtime.ZWCFunction:
+                by_target.setdefault(id(fn._zwc_target), set()).add(name)
+    return {name: group for group in by_target.values() for name in group}
+
+
+def input_globals(zwc_module, runtime) -> dict:
+    """What official test inputs may name: ``np.array(...)`` builds a ZWCArray."""
+    import numpy
+
+    class InputNumpy:
+        def __init__(self):
+            def array(data, dtype=None):
+                return runtime.wrap(numpy.array(runtime.unwrap(data), dtype=dtype))
+
+            self.array = self.asarray = array
+            self.nan, self.inf, self.pi, self.e = math.nan, math.inf, math.pi, math.e
+            for dtype in runtime.DTYPES:
+                setattr(self, dtype, dtype)
+
+    np = InputNumpy()
+    return {"__builtins__": {"float": float, "int": int, "complex": complex, "list": list, "tuple": tuple,
+                             "range": range, "dict": dict},
+            "np": np, "numpy": np, "array": np.array, "zwc": zwc_module, "nan": math.nan, "inf": math.inf,
+            "__collect__": lambda *a, **k: (a, k)}

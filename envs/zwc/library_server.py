@@ -1,0 +1,128 @@
+"""The library server: the one process per worker that holds NumPy and the real zwc.
+
+Forked by the stub server (``forkserver.py``) at start-up, before that server imports
+anything a candidate could reach, and spoken to over a UNIX socket that also carries file
+descriptors. It imports NumPy (single-threaded BLAS, since children are forked), the
+build's zwc package, and calls every zwc function once so that lazy imports happen here and
+not in a child that may not import. Then, per request:
+
+* ``library``: fork a library child for one candidate (``library_child.py``) on the channel
+  descriptor that came with the request, confined as a candidate is (it computes on the
+  candidate's data), and answer with the call log the child wrote to this server;
+* ``numpy``: run one candidate of the NumPy control in a confined child of this process (it
+  imports NumPy, so it cannot live in the stub server), as the sandbox always has.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import sys
+
+from envs.zwc import wire
+from envs.zwc.child_process import reap, run_child
+
+
+def _warm(zwc_module, runtime) -> None:
+    """Call each function on its catalogue sample so lazy imports happen before forking."""
+    import numpy
+
+    from envs.zwc.catalogue import CATALOGUE
+
+    samples = {}
+    for entry in CATALOGUE:
+        target = numpy
+        for part in entry.call_target.split(".")[1:]:
+            target = getattr(target, part)
+        samples[id(target)] = entry.call_sample
+    for module in (zwc_module, zwc_module.rfx):
+        for name in module.__all__:
+            fn = getattr(module, name)
+            sample = samples.get(id(getattr(fn, "_zwc_target", None)))
+            if sample is None:
+                continue
+            try:
+                args = eval(sample, {"arr": runtime.ZWCArray, "abs": abs})  # noqa: S307 - our data
+                str(fn(*args))
+            except Exception:  # noqa: BLE001 - warming is best effort; tests check the catalogue
+                continue
+
+
+def receive_request(sock: socket.socket) -> tuple[dict, list[int]]:
+    """One framed request and the descriptors that came with its first bytes."""
+    head, fds, _flags, _addr = socket.recv_fds(sock, 4, 4)
+    if not head:
+        raise wire.ChannelClosed("the stub server closed the control socket")
+    while len(head) < 4:
+        more = sock.recv(4 - len(head))
+        if not more:
+            raise wire.ChannelClosed("the stub server closed the control socket")
+        head += more
+    size = int.from_bytes(head, "big")
+    body = bytearray()
+    while len(body) < size:
+        chunk = sock.recv(min(size - len(body), 1 << 20))
+        if not chunk:
+            raise wire.ChannelClosed("the stub server closed the control socket")
+        body += chunk
+    import json
+
+    return json.loads(body.decode()), fds
+
+
+def send_request(sock: socket.socket, request: dict, fds: list[int]) -> None:
+    import json
+
+    body = json.dumps(request).encode()
+    socket.send_fds(sock, [len(body).to_bytes(4, "big") + body], fds)
+
+
+def serve(sock: socket.socket, package_dir: str) -> None:
+    """The library server's life: import, warm, freeze, then answer the stub server."""
+    sys.path.insert(0, package_dir)
+    import zwc  # noqa: F401 - imported once, before any fork
+    import zwc._runtime as runtime
+
+    from envs.zwc import sandbox_child as harness
+    from envs.zwc.library_child import LibrarySession
+    from envs.zwc.sandbox_sessions import InProcessSession
+    from envs.zwc.sandbox_state import freeze_heap_types
+
+    _warm(zwc, runtime)
+    proxies, state = harness.prepare(zwc)
+    numpy_session = InProcessSession(runtime, zwc)
+    freeze_heap_types()  # last: every class a child can reach exists now
+    gc.collect()
+    gc.freeze()  # children need not touch (and so copy) the pages of everything imported so far
+    wire.send(sock.fileno(), {"ready": True, "pid": os.getpid()})
+    while True:
+        try:
+            request, fds = receive_request(sock)
+        except (wire.ChannelClosed, OSError, ValueError):
+            break
+        try:
+            if request.get("op") == "library" and len(fds) == 1:
+                channel = fds[0]
+
+                def body(out, channel=channel, inputs=list(request["inputs"])):
+                    LibrarySession(channel, out, inputs, zwc, runtime).serve()
+
+                answer = run_child(request["limits"], body, harness.confine, keep=(channel,))
+            elif request.get("op") == "numpy":
+                job = request["job"]
+
+                def body(out, job=job):
+                    harness.run_candidate(job, out, numpy_session, proxies, state)
+
+                answer = run_child(job["limits"], body, harness.confine)
+            else:
+                answer = {"server_error": f"the library server got a request it does not know ({request.get('op')!r})"}
+        except Exception as exc:  # noqa: BLE001 - the server must keep serving
+            answer = {"server_error": f"library server: {type(exc).__name__}: {exc}"}
+        finally:
+            for fd in fds:
+                os.close(fd)
+        answer["id"] = request.get("id")
+        wire.send(sock.fileno(), answer)
+    reap(block=True)

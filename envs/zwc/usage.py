@@ -1,0 +1,158 @@
+"""Did the candidate use zwc? Judged from the library process's call log, test by test.
+
+The library (``library_child.py``) logs, per test, each catalogued function that completed
+and a fingerprint of its arguments. The rules:
+
+* **Required where the reference needed it.** A test demands a counting call (any catalogued
+  function but an array constructor, unless the task names the constructor) only where the
+  task's reference solution made one on that test's input (the reference's own library log,
+  ``ReferenceUsage``): honest code that returns early on an empty input passes, plain Python
+  on the real inputs does not. Official tasks (whose accepted ``right_code`` is often plain
+  Python, so no reference for usage) take the official rule at run time: a counting call
+  somewhere in the run. Any other task without a reference: a counting call in every test.
+* **Strict: the task's own functions, on the test's data.** Every function the task names
+  (aliases, which run the same NumPy function, count as one) must run where the reference
+  ran it (without a reference: in every test for a single-function task of ours, somewhere
+  in the run for an official or multi-function one), and at least one such call's arguments must differ from
+  every call of that function in the other tests whose inputs differ (arguments that do
+  not depend on the input — a call on dummy data — do not count). Where the reference's
+  own calls coincide across two tests, so may the candidate's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ReferenceUsage:
+    """What a task's reference solution ran, per test (from its library log).
+
+    ``counted[i]``: the counted names it ran in test i (None where its test i failed, so
+    nothing is known); ``prints[i]``: name -> fingerprints of those calls' arguments."""
+
+    counted: tuple[frozenset[str] | None, ...]
+    prints: tuple[Mapping[str, frozenset[str]], ...]
+
+    @classmethod
+    def from_tests(cls, n_tests: int, library_tests: dict[int, dict], ok: set[int]) -> ReferenceUsage:
+        counted, prints = [], []
+        for i in range(n_tests):
+            entry = library_tests.get(i)
+            if entry is None or i not in ok:
+                counted.append(None)
+                prints.append({})
+                continue
+            counted.append(frozenset(n for n, c in entry.get("calls", {}).items() if c))
+            prints.append({n: frozenset(p) for n, p in entry.get("prints", {}).items()})
+        return cls(tuple(counted), tuple(prints))
+
+
+@dataclass(frozen=True)
+class UsageRule:
+    """How one task's zwc calls are judged.
+
+    Args:
+        names: the name each catalogued function is counted under -> its zwc path.
+        constructors: counted names that do not show use of the library on their own.
+        targets: counted names of the functions the task names.
+        groups: counted name -> its alias group (names that run the same NumPy function).
+        strict: the task's own functions must run, on the test's data.
+        required: False in the NumPy control (nothing of zwc is expected to run).
+        reference: the reference solution's usage, when known.
+        official: an official task (the run-level rule where no reference is known).
+        inputs: the tests' input texts (which tests' inputs differ).
+    """
+
+    names: Mapping[str, str]
+    constructors: frozenset[str] = frozenset()
+    targets: frozenset[str] = frozenset()
+    groups: Mapping[str, str] = field(default_factory=dict)
+    strict: bool = False
+    required: bool = True
+    reference: ReferenceUsage | None = None
+    official: bool = False
+    inputs: tuple[str, ...] = ()
+
+    def ran(self, record: dict) -> set[str]:
+        calls = record.get("calls") or {}
+        return {name for name, count in calls.items() if name in self.names and count}
+
+    def _counting(self, ran: set[str]) -> bool:
+        return any(name not in self.constructors or name in self.targets for name in ran)
+
+    def _group(self, name: str) -> str:
+        return self.groups.get(name, name)
+
+    def problem(self, tests: dict[int, dict], n_tests: int) -> str:
+        """Why the tests' calls do not count as using zwc ('' when they do)."""
+        if not self.required:
+            return ""
+        ran = {i: self.ran(tests.get(i, {})) for i in range(n_tests)}
+        reference = self.reference
+        for i in range(n_tests):
+            if reference is not None:
+                needed = reference.counted[i] is not None and self._counting(set(reference.counted[i]))
+            else:
+                needed = not self.official
+            if needed and not self._counting(ran[i]):
+                if ran[i]:
+                    return f"test {i}: only array constructors ran ({', '.join(sorted(self.names[n] for n in ran[i]))})"
+                return f"test {i}: no zwc function ran where the reference solution ran one"
+        if not any(self._counting(r) for r in ran.values()) and (
+                reference is None or any(c and self._counting(set(c)) for c in reference.counted)):
+            return "no zwc function ran in any test"
+        return self._strict_problem(tests, ran, n_tests) if self.strict else ""
+
+    def _strict_problem(self, tests: dict[int, dict], ran: dict[int, set[str]], n_tests: int) -> str:
+        groups = sorted({self._group(t) for t in self.targets})
+        for group in groups:
+            label = self.names.get(group, group)
+            members = {n for n in self.names if self._group(n) == group}
+            required = self._required_tests(group, members, n_tests, single=len(groups) == 1)
+            if required is None:  # somewhere in the run
+                if not any(self._on_data(group, members, i, tests, n_tests) for i in range(n_tests)):
+                    return f"the task's function {label} did not run on the test's data (--usage strict)"
+                continue
+            for i in required:
+                if not members & ran[i]:
+                    return f"test {i}: the task's function {label} did not run (--usage strict)"
+                if not self._on_data(group, members, i, tests, n_tests):
+                    return (f"test {i}: the task's function {label} ran only on arguments that do not depend "
+                            "on the test's input (--usage strict)")
+        return ""
+
+    def _required_tests(self, group: str, members: set[str], n_tests: int, single: bool) -> list[int] | None:
+        reference = self.reference
+        if reference is not None:
+            return [i for i in range(n_tests) if reference.counted[i] and members & reference.counted[i]]
+        return list(range(n_tests)) if single and not self.official else None
+
+    def _prints(self, usage_prints: Mapping, members: set[str]) -> set[str]:
+        return {p for name in members for p in usage_prints.get(name, ())}
+
+    def _on_data(self, group: str, members: set[str], i: int, tests: dict[int, dict], n_tests: int) -> bool:
+        mine = self._prints(tests.get(i, {}).get("prints") or {}, members)
+        if not mine:
+            return False
+        others: set[str] = set()
+        for j in range(n_tests):
+            if j == i or (self.inputs and self.inputs[j] == self.inputs[i]):
+                continue
+            if self.reference is not None:
+                ours_i = self._prints(self.reference.prints[i], members)
+                ours_j = self._prints(self.reference.prints[j], members)
+                if ours_i & ours_j:  # the reference's own calls coincide here: so may the candidate's
+                    continue
+            others |= self._prints(tests.get(j, {}).get("prints") or {}, members)
+        return bool(mine - others)
+
+    def used(self, tests: dict[int, dict], n_tests: int) -> dict[str, bool]:
+        """Each named function (by zwc path) -> whether it (or an alias) ran in some test."""
+        ran = set().union(*(self.ran(tests.get(i, {})) for i in range(n_tests))) if n_tests else set()
+        out = {}
+        for target in sorted(self.targets):
+            members = {n for n in self.names if self._group(n) == self._group(target)}
+            out[self.names.get(target, target)] = bool(members & ran)
+        return out
