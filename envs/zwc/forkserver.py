@@ -7,9 +7,11 @@ NumPy and the real zwc, and keeps a UNIX socket to it. This process imports neit
 candidates' ``zwc`` is the stub of ``zwc_stub.py``, so nothing they can reach by any
 reflection holds NumPy, the zwc implementation, its name table or the call log.
 
-Per request (a candidate): a socket pair, one end sent to the library server, which forks
-that candidate's library child on it, the other end kept by the candidate child forked here
-(``child_process.run_child``, ``sandbox_child.run_candidate``). The answer carries the
+Per candidate: a socket pair, one end sent to the library server, which forks that
+candidate's library child on it, the other end kept by the candidate child forked here
+(``sandbox_child.run_candidate``). Both are forked and confined ahead, after the previous
+answer went out (``_Pairs``), and wait for their jobs: the code, and the test inputs, which
+go to the library child only. The answer carries the
 candidate's records and, separately, the library's log as the library server sent it: the
 grader reads which zwc functions ran from the latter only. A request of the NumPy control
 (``numpy``: the candidate imports NumPy) is run by the library server, in-process as before.
@@ -62,7 +64,7 @@ def _receive(sock: socket.socket, timeout: float, request_id: int | None = None)
     from envs.zwc import wire
 
     deadline = time.monotonic() + timeout
-    while select.select([sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
+    while wire.pending(sock.fileno()) or select.select([sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
         try:
             answer = wire.receive(sock.fileno())
         except (wire.ChannelClosed, wire.FrameError, OSError):
@@ -80,22 +82,54 @@ def _ask(library: socket.socket, request: dict, fds: list[int]) -> int:
     return _NEXT_ID[0]
 
 
-def _run_stub(request: dict, library: socket.socket, proxies, state, harness, sessions, run_child) -> dict:
-    candidate_end, library_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        request_id = _ask(library, {"op": "library", "inputs": request["inputs"], "limits": request["limits"]},
-                          [library_end.fileno()])
-    finally:
-        library_end.close()
-    channel = candidate_end.fileno()
-    try:
-        answer = run_child(request["limits"],
-                           lambda out: harness.run_candidate(request, out, sessions.StubSession(channel),
-                                                             proxies, state),
-                           harness.confine, keep=(channel,))
-    finally:
-        candidate_end.close()
-    log = _receive(library, float(request["limits"]["wall_s"]) + LIBRARY_GRACE_S, request_id)
+class _Pairs:
+    """The next candidate's two children, forked ahead: its candidate child here and its library
+    child in the library server, joined by a fresh socket pair, both confined and waiting."""
+
+    def __init__(self, library: socket.socket, proxies, state, harness, sessions):
+        self.library, self.proxies, self.state = library, proxies, state
+        self.harness, self.sessions = harness, sessions
+        self.ready = None  # a child_process.Spare whose library twin waits in the library server
+
+    def prepare(self, limits: dict) -> None:
+        from envs.zwc.child_process import spawn
+
+        candidate_end, library_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            _ask(self.library, {"op": "prepare", "limits": limits}, [library_end.fileno()])
+        finally:
+            library_end.close()
+        channel = candidate_end.fileno()
+        harness, sessions, proxies, state = self.harness, self.sessions, self.proxies, self.state
+
+        def body(out, job):
+            harness.run_candidate(job, out, sessions.StubSession(channel), proxies, state)
+
+        try:
+            self.ready = spawn(limits, body, harness.confine, keep=(channel,))
+        finally:
+            candidate_end.close()
+
+    def take(self, limits: dict):
+        """The ready pair if it was made for ``limits``, else a fresh one."""
+        from envs.zwc.child_process import discard
+
+        if self.ready is not None and self.ready.limits != limits:
+            discard(self.ready)
+            self.ready = None
+        if self.ready is None:
+            self.prepare(limits)
+        spare, self.ready = self.ready, None
+        return spare
+
+
+def _run_stub(request: dict, pairs: _Pairs) -> dict:
+    from envs.zwc.child_process import collect, start
+
+    spare = pairs.take(request["limits"])
+    request_id = _ask(pairs.library, {"op": "library", "inputs": request["inputs"]}, [])
+    answer = collect(spare, start(spare, request))
+    log = _receive(pairs.library, float(request["limits"]["wall_s"]) + LIBRARY_GRACE_S, request_id)
     answer["library"] = log if isinstance(log, dict) else {"server_error": "the library server did not answer"}
     return answer
 
@@ -108,7 +142,7 @@ def serve(package_dir: str) -> None:
 
     from envs.zwc import sandbox_child as harness
     from envs.zwc import sandbox_sessions as sessions
-    from envs.zwc.child_process import reap, run_child
+    from envs.zwc.child_process import reap
     from envs.zwc.sandbox_state import freeze_heap_types
 
     proxies, state = harness.prepare(None)
@@ -122,10 +156,12 @@ def serve(package_dir: str) -> None:
              "numpy_loaded": "numpy" in sys.modules}
     protocol_out.write(json.dumps(hello) + "\n")
     protocol_out.flush()
+    pairs = _Pairs(library, proxies, state, harness, sessions)
     for line in sys.stdin:
         if not line.strip():
             continue
         started = time.monotonic()
+        request: dict = {}
         try:
             request = json.loads(line)
             if request.get("numpy"):
@@ -135,12 +171,17 @@ def serve(package_dir: str) -> None:
                     answer = {"records": [], "killed": "", "signal": 0, "exit_code": None, "seconds": 0.0,
                               "server_error": "the library server did not answer"}
             else:
-                answer = _run_stub(request, library, proxies, state, harness, sessions, run_child)
+                answer = _run_stub(request, pairs)
         except Exception as exc:  # noqa: BLE001 - the server must keep serving
             answer = {"records": [], "killed": "", "signal": 0, "exit_code": None,
                       "seconds": time.monotonic() - started, "server_error": f"{type(exc).__name__}: {exc}"}
         protocol_out.write(json.dumps(answer) + "\n")
         protocol_out.flush()
+        if "limits" in request and not request.get("numpy") and pairs.ready is None:
+            try:  # the next candidate's children, forked while the grader reads this answer
+                pairs.prepare(request["limits"])
+            except Exception:  # noqa: BLE001 - the next request prepares its own
+                pairs.ready = None
     library.close()
     reap(block=True)
 

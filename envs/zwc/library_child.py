@@ -54,6 +54,20 @@ class _Refused(Exception):
         self.kind = kind
 
 
+class LibraryCatalogue:
+    """What every library child needs of the build, worked out once in the library server
+    before it forks (reading it in each child would touch, and so copy, hundreds of pages)."""
+
+    def __init__(self, zwc_module, runtime):
+        self.runtime = runtime
+        self.modules = {"": zwc_module, "rfx": zwc_module.rfx}
+        self.names = {e: frozenset(n for n in m.__all__ if type(getattr(m, n, None)) is runtime.ZWCFunction)
+                      for e, m in self.modules.items()}
+        self.functions = {(e, n): getattr(m, n) for e, m in self.modules.items() for n in self.names[e]}
+        self.aliases = _alias_names(zwc_module, runtime)
+        self.input_globals = input_globals(zwc_module, runtime)
+
+
 class LibrarySession:
     """One candidate's conversation with the library.
 
@@ -61,16 +75,14 @@ class LibrarySession:
         channel: the socket the candidate's process holds the other end of.
         log: where the call log goes (a file object on the pipe to the library server).
         inputs: the tests' keyword-argument texts.
-        zwc_module: the real zwc package; ``runtime``: its ``_runtime`` module.
+        catalogue: the build's functions, aliases and input names (``LibraryCatalogue``).
     """
 
-    def __init__(self, channel: int, log, inputs: list[str], zwc_module, runtime):
+    def __init__(self, channel: int, log, inputs: list[str], catalogue: LibraryCatalogue):
         self.channel, self.log, self.inputs = channel, log, inputs
-        self.zwc, self.runtime = zwc_module, runtime
-        self.modules = {"": zwc_module, "rfx": zwc_module.rfx}
-        self.names = {e: {n for n in m.__all__ if type(getattr(m, n, None)) is runtime.ZWCFunction}
-                      for e, m in self.modules.items()}
-        self.aliases = _alias_names(zwc_module, runtime)
+        self.runtime = catalogue.runtime
+        self.modules, self.names, self.aliases = catalogue.modules, catalogue.names, catalogue.aliases
+        self.functions = catalogue.functions
         self.test = -1
         self.objects: dict[int, object] = {}  # handle -> ZWCArray or run-time function
         self.handle_of: dict[int, int] = {}  # id(object) -> handle, so one object has one handle
@@ -80,12 +92,15 @@ class LibrarySession:
         self.unknown: list[str] = []
         self.depth = 0
         self.entered = False  # the entry function was called in this test (calls count from then on)
-        self._input_globals = input_globals(zwc_module, runtime)
+        self._input_globals = catalogue.input_globals
+        self._lines: list[str] = []
+        self._compiled = [_compile_input(i, text) for i, text in enumerate(inputs)]  # before the first begin
 
     # -- the log ------------------------------------------------------------------------
     def _emit(self, record: dict) -> None:
-        self.log.write(json.dumps(record) + "\n")
-        self.log.flush()
+        """Kept until the session ends, then written at once (a killed session's log is lost
+        with it, and the grader reads the kill)."""
+        self._lines.append(json.dumps(record))
 
     def _flush_test(self) -> None:
         if not self.entered:  # the entry function made no request: only the import ran zwc
@@ -113,6 +128,8 @@ class LibrarySession:
         finally:
             self._flush_test()
             self._emit({"event": "end", "unknown": self.unknown})
+            self.log.write("\n".join(self._lines) + "\n")
+            self.log.flush()
 
     def answer(self, message) -> dict:
         """The reply to one request (an error reply for anything it cannot serve)."""
@@ -176,10 +193,9 @@ class LibrarySession:
         self.test, self.entered = index, False
         self.objects.clear()
         self.handle_of.clear()
-        try:
-            code = compile(f"__collect__({self.inputs[index]})", "<input>", "eval")
-        except SyntaxError as exc:
-            raise _Refused("input", f"test input {index} is not valid Python: {exc}") from None
+        code = self._compiled[index]
+        if isinstance(code, _Refused):
+            raise code
         try:
             args, kwargs = eval(code, dict(self._input_globals))  # noqa: S307 - task data, not the candidate's
         except Exception as exc:  # noqa: BLE001 - a task whose input does not evaluate
@@ -191,7 +207,7 @@ class LibrarySession:
         if type(sub) is not str or sub not in self.modules or type(name) is not str:
             raise _Refused("protocol", "a function is named by a string")
         if name in self.names[sub]:
-            return getattr(self.modules[sub], name)
+            return self.functions[(sub, name)]
         path = f"zwc.{sub + '.' if sub else ''}{name}"[:80]
         if path not in self.unknown and len(self.unknown) < MAX_UNKNOWN:
             self.unknown.append(path)
@@ -223,7 +239,7 @@ class LibrarySession:
         if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
             raise _Refused("protocol", "arguments travel as a list and a dict of names")
         name = self.runtime._GENUINE.get(id(fn)) if counted is not None else None
-        digest = fingerprint((args, kwargs), self.runtime) if name is not None else ""
+        digest = fingerprint(message, self.objects) if name is not None else ""
         self.depth += 1
         try:
             result = fn(*args, **kwargs)
@@ -301,6 +317,8 @@ class LibrarySession:
             if kind is float and not math.isfinite(tag):
                 raise _Refused("protocol", "a bare non-finite float")
             return tag
+        if len(tag) != 1:
+            raise _Refused("protocol", "a tagged value has exactly one key")
         if "$h" in tag:
             return self._object(tag["$h"])
         if "$fn" in tag:
@@ -329,36 +347,32 @@ ARRAY_METHODS = frozenset({
 })
 
 
-def fingerprint(value, runtime) -> str:
-    """A digest of a call's argument values (arrays by dtype, shape and contents)."""
+def _compile_input(index: int, text: str):
+    try:
+        return compile(f"__collect__({text})", "<input>", "eval")
+    except (SyntaxError, ValueError) as exc:
+        return _Refused("input", f"test input {index} is not valid Python: {exc}")
+
+
+_HANDLE = re.compile(r'\{"\$(h|fn|cb)":(\d+)\}')
+_dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def fingerprint(message: dict, objects: dict) -> str:
+    """A digest of a call's arguments as they came (``a`` and ``k``): their values, with each
+    array by its dtype, shape and contents; handle and callback numbers, which say nothing
+    about the data, are left out."""
     digest = hashlib.blake2b(digest_size=8)
-    _feed(digest, value, runtime, 0)
+    text = _dumps([message.get("a"), message.get("k")])
+    for kind, number in _HANDLE.findall(text):
+        array = objects.get(int(number)) if kind == "h" else None
+        nd = getattr(array, "_zwc_nd", None)
+        if nd is not None:
+            digest.update(f"A{nd.dtype.str}{nd.shape}".encode())
+            digest.update(repr(nd.tolist()).encode() if nd.dtype.hasobject else nd.tobytes())
+        digest.update(kind.encode())
+    digest.update(_HANDLE.sub(lambda m: m.group(1), text).encode())
     return digest.hexdigest()
-
-
-def _feed(digest, value, runtime, depth: int) -> None:
-    kind = type(value)
-    if depth > 64:
-        digest.update(b"<deep>")
-    elif kind is runtime.ZWCArray:
-        nd = value._zwc_nd
-        digest.update(f"A{nd.dtype.str}{nd.shape}".encode())
-        digest.update(repr(nd.tolist()).encode() if nd.dtype.hasobject else nd.tobytes())
-    elif kind in (list, tuple):
-        digest.update(b"L[" if kind is list else b"T[")
-        for item in value:
-            _feed(digest, item, runtime, depth + 1)
-        digest.update(b"]")
-    elif kind is dict:
-        digest.update(b"D{")
-        for key in sorted(value, key=repr):
-            digest.update(repr(key).encode())
-            _feed(digest, value[key], runtime, depth + 1)
-        digest.update(b"}")
-    elif callable(value) and kind not in (type,):
-        digest.update(b"<callable>")
-    else:
-        digest.update(f"{kind.__name__}:{value!r};".encode())
 
 
 def _alias_names(zwc_module, runtime) -> dict[str, set[str]]:

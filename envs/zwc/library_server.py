@@ -6,9 +6,11 @@ descriptors. It imports NumPy (single-threaded BLAS, since children are forked),
 build's zwc package, and calls every zwc function once so that lazy imports happen here and
 not in a child that may not import. Then, per request:
 
-* ``library``: fork a library child for one candidate (``library_child.py``) on the channel
-  descriptor that came with the request, confined as a candidate is (it computes on the
-  candidate's data), and answer with the call log the child wrote to this server;
+* ``prepare``: fork the library child of the next candidate (``library_child.py``) on the
+  channel descriptor that came with the request, confined as a candidate is (it computes on
+  the candidate's data); it waits for its job;
+* ``library``: hand that child the candidate's test inputs and answer with the call log the
+  child wrote to this server;
 * ``numpy``: run one candidate of the NumPy control in a confined child of this process (it
   imports NumPy, so it cannot live in the stub server), as the sandbox always has.
 """
@@ -21,7 +23,7 @@ import socket
 import sys
 
 from envs.zwc import wire
-from envs.zwc.child_process import reap, run_child
+from envs.zwc.child_process import collect, discard, reap, run_child, spawn, start
 
 
 def _warm(zwc_module, runtime) -> None:
@@ -85,31 +87,46 @@ def serve(sock: socket.socket, package_dir: str) -> None:
     import zwc._runtime as runtime
 
     from envs.zwc import sandbox_child as harness
-    from envs.zwc.library_child import LibrarySession
+    from envs.zwc.library_child import LibraryCatalogue, LibrarySession
     from envs.zwc.sandbox_sessions import InProcessSession
     from envs.zwc.sandbox_state import freeze_heap_types
 
     _warm(zwc, runtime)
     proxies, state = harness.prepare(zwc)
     numpy_session = InProcessSession(runtime, zwc)
+    catalogue = LibraryCatalogue(zwc, runtime)
     freeze_heap_types()  # last: every class a child can reach exists now
     gc.collect()
     gc.freeze()  # children need not touch (and so copy) the pages of everything imported so far
     wire.send(sock.fileno(), {"ready": True, "pid": os.getpid()})
+    spare = None  # the library child of the next candidate, forked ahead
     while True:
         try:
             request, fds = receive_request(sock)
         except (wire.ChannelClosed, OSError, ValueError):
             break
+        answer = None
         try:
-            if request.get("op") == "library" and len(fds) == 1:
+            op = request.get("op")
+            if op == "prepare" and len(fds) == 1:
+                if spare is not None:
+                    discard(spare)
                 channel = fds[0]
 
-                def body(out, channel=channel, inputs=list(request["inputs"])):
-                    LibrarySession(channel, out, inputs, zwc, runtime).serve()
+                def body(out, job, channel=channel):
+                    LibrarySession(channel, out, list(job["inputs"]), catalogue).serve()
 
-                answer = run_child(request["limits"], body, harness.confine, keep=(channel,))
-            elif request.get("op") == "numpy":
+                spare = spawn(request["limits"], body, harness.confine, keep=(channel,))
+            elif op == "discard":
+                if spare is not None:
+                    discard(spare)
+                spare = None
+            elif op == "library":
+                if spare is None:
+                    raise RuntimeError("no library child was prepared for this candidate")
+                job, spare = spare, None
+                answer = collect(job, start(job, {"inputs": list(request["inputs"])}))
+            elif op == "numpy":
                 job = request["job"]
 
                 def body(out, job=job):
@@ -117,12 +134,13 @@ def serve(sock: socket.socket, package_dir: str) -> None:
 
                 answer = run_child(job["limits"], body, harness.confine)
             else:
-                answer = {"server_error": f"the library server got a request it does not know ({request.get('op')!r})"}
+                answer = {"server_error": f"the library server got a request it does not know ({op!r})"}
         except Exception as exc:  # noqa: BLE001 - the server must keep serving
             answer = {"server_error": f"library server: {type(exc).__name__}: {exc}"}
         finally:
             for fd in fds:
                 os.close(fd)
-        answer["id"] = request.get("id")
-        wire.send(sock.fileno(), answer)
+        if answer is not None:  # prepare and discard are not answered
+            answer["id"] = request.get("id")
+            wire.send(sock.fileno(), answer)
     reap(block=True)

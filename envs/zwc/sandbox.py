@@ -1,9 +1,12 @@
 """The sandbox: runs untrusted candidate code against test inputs, safely and fast.
 
-``SandboxPool`` keeps N fork servers (``forkserver.py``), each a long-lived process that
-has imported NumPy and the zwc package once and forks a fresh confined child per
-candidate (``sandbox_child.py``). ``run`` sends one candidate to a free server and returns
-its raw result; ``run_many`` keeps every server busy from a thread pool.
+``SandboxPool`` keeps N workers, each a stub fork server (``forkserver.py``) that never imports
+NumPy or the zwc implementation, and its library server (``library_server.py``) that holds
+both. Per candidate the pair forks two confined children joined by a socket: the candidate's,
+whose ``zwc`` is a stub (``zwc_stub.py``), and its library child (``library_child.py``), which
+runs the calls and writes the call log the grader reads. ``run`` sends one candidate to a free
+worker and returns its raw result (the candidate's records, and the library's under
+``library``); ``run_many`` keeps every worker busy from a thread pool.
 
 Isolated, per candidate: its own process (fresh copy of the server, nothing shared back
 but a capped stream of JSON lines); its own session and process group, killed whole on

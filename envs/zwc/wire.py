@@ -49,15 +49,35 @@ def send(fd: int, message) -> None:
         view = view[written:]
 
 
+_PENDING: dict[int, bytes] = {}  # bytes read past the last frame, per descriptor
+
+
 def _exactly(fd: int, count: int) -> bytes:
-    parts, left = [], count
-    while left:
-        chunk = _read(fd, min(left, 1 << 20))
+    """``count`` bytes from ``fd``: what was read ahead first, then reads of 64 KiB or more (one
+    read usually brings a whole small frame, header and body)."""
+    have = _PENDING.pop(fd, b"")
+    parts, got = [have], _len(have)
+    while got < count:
+        chunk = _read(fd, max(count - got, 1 << 16))
         if not chunk:
             raise ChannelClosed("the other end closed the channel")
         parts.append(chunk)
-        left -= _len(chunk)
-    return b"".join(parts)
+        got += _len(chunk)
+    data = b"".join(parts) if _len(parts) > 1 else have
+    if got > count:
+        _PENDING[fd] = data[count:]
+        data = data[:count]
+    return data
+
+
+def pending(fd: int) -> bool:
+    """Whether bytes of a next frame were already read from ``fd`` (``select`` cannot see them)."""
+    return bool(_PENDING.get(fd))
+
+
+def forget(fd: int) -> None:
+    """Drop what was read ahead from ``fd`` (it is being closed; the number will be reused)."""
+    _PENDING.pop(fd, None)
 
 
 def receive(fd: int):

@@ -117,9 +117,9 @@ class _Client:
             _send(self.fd, {"op": "cbe", "t": token})
 
     def begin(self, index: int):
-        """Start test ``index``: forget the last test's arrays and names; its arguments."""
+        """Start test ``index``: forget the last test's arrays and callbacks; its arguments.
+        (Which names exist is kept: it is the library's to say, and the same in every test.)"""
         self.arrays.clear()
-        self.resolved.clear()
         self.callbacks.clear()
         self.failures.clear()
         self.frees, self.entering = [], False

@@ -133,3 +133,17 @@ def test_official_package_is_importable_in_a_fresh_process(official_env):
     out = subprocess.run([sys.executable, "-c", code, str(official_env.root)], capture_output=True, text=True,
                          check=True)
     assert out.stdout.split()[0] == "3.0" and math.isclose(float(out.stdout.split()[1]), -2.0)
+
+
+def test_the_stub_holds_the_runtime_constants_and_dtypes():
+    """The candidate's zwc (the stub) answers constants and dtype names itself: they must be the
+    library's, value for value."""
+    import math
+
+    from envs.zwc import zwc_runtime, zwc_stub
+
+    assert zwc_stub.DTYPES == zwc_runtime.DTYPES
+    assert set(zwc_stub.CONSTANTS) == set(zwc_runtime.CONSTANTS)
+    for name, value in zwc_runtime.CONSTANTS.items():
+        stub = zwc_stub.CONSTANTS[name]
+        assert stub == value or (isinstance(value, float) and math.isnan(value) and math.isnan(stub)), name
