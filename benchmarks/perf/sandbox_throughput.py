@@ -94,6 +94,35 @@ def official_style(zwc_dir: Path, task: Task, code: str) -> bool:
     return all(printed_equal(p, o, abs_tol=1e-6) for p, o in zip(printed, outputs, strict=True))
 
 
+def ipc_cost(env: ZWCEnv, calls: int = 2000) -> dict:
+    """Microseconds one zwc call costs through the stub (candidate process -> library process and
+    back): a candidate making ``calls`` calls minus the same candidate making none, per call; the
+    same call on NumPy in this process is the floor it is printed against."""
+    name = env.mapping.to_zwc("numpy.add")
+    loop = (f"import zwc\ndef solve(x):\n    a = zwc.ZWCArray(x)\n    for _ in range(N):\n"
+            f"        {name}(a, 1.0)\n    return 0\n")
+
+    def seconds(n: int) -> float:
+        code = loop.replace("N", str(n))
+        runs = []
+        for _ in range(5):
+            started = time.perf_counter()
+            answer = env.pool.run(code, "solve", ["x=[1.0, 2.0, 3.0]"])
+            runs.append(time.perf_counter() - started)
+            tests = [r for r in answer["records"] if r.get("event") == "test"]
+            if not (tests and tests[0].get("ok")):
+                raise SystemExit(f"the IPC probe failed in the sandbox: {answer}")
+        return statistics.median(runs)
+
+    per_call = (seconds(calls) - seconds(0)) / calls
+    a = np.array([1.0, 2.0, 3.0])
+    started = time.perf_counter()
+    for _ in range(calls):
+        np.add(a, 1.0)
+    local = (time.perf_counter() - started) / calls
+    return {"ipc_call_us": per_call * 1e6, "numpy_call_us": local * 1e6}
+
+
 def run(zwc_dir: Path, n_candidates: int, workers: int) -> dict:
     env = ZWCEnv.load(zwc_dir, workers=workers)
     triples = make_tasks(env.mapping)
@@ -111,6 +140,7 @@ def run(zwc_dir: Path, n_candidates: int, workers: int) -> dict:
         ours = env.check_many(pairs)
         times.append(time.perf_counter() - started)
     ours_s = statistics.median(times)
+    cost = ipc_cost(env)
     env.close()
     started = time.perf_counter()
     with ThreadPoolExecutor(workers) as ex:
@@ -122,7 +152,7 @@ def run(zwc_dir: Path, n_candidates: int, workers: int) -> dict:
     return {"candidates": n_candidates, "workers": workers, "pool_startup_s": startup,
             "check_many_s": ours_s, "official_s": base_s,
             "check_many_per_s": n_candidates / ours_s, "official_per_s": n_candidates / base_s,
-            "speedup": base_s / ours_s, "passed": sum(v.passed for v in ours), "disagreements": disagree}
+            "speedup": base_s / ours_s, "passed": sum(v.passed for v in ours), "disagreements": disagree, **cost}
 
 
 def main() -> None:
@@ -147,6 +177,8 @@ def main() -> None:
     console.print(f"speed-up: [bold]{result['speedup']:.1f}x[/bold] (target >= 20x); pool start-up "
                   f"{result['pool_startup_s']:.2f}s, once; verdicts agree on "
                   f"{args.candidates - len(result['disagreements'])}/{args.candidates}")
+    console.print(f"IPC cost per zwc call: [bold]{result['ipc_call_us']:.0f} us[/bold] through the stub "
+                  f"(the same call on NumPy in-process: {result['numpy_call_us']:.1f} us)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     if result["disagreements"]:

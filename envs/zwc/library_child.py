@@ -15,8 +15,9 @@ and the build's zwc package; the candidate's own process never did (``zwc_stub.p
   was called (``enter``, said with the first request after that call; what importing the module ran does
   not count) is logged with a
   fingerprint of its
-  arguments (a digest of their values), which lets the grader check that the call's
-  arguments came from the test's input; the log goes to the grader through the library
+  arguments (a digest of their values) marked with whether they came from the test's input
+  (``provenance.py``); a call of a function that a catalogued call made (``vectorize(f)``) is
+  logged under the catalogued name; the log goes to the grader through the library
   server, never through the candidate.
 
 The candidate's callables (``vectorize(f)``, ``piecewise``) are called back over the same
@@ -25,16 +26,24 @@ channel; zwc calls the callback makes are served while the outer call waits.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import re
 
 from envs.zwc import wire
+from envs.zwc.library_messages import clean_message
+from envs.zwc.provenance import (
+    MAX_VALUES,
+    OFF_DATA,
+    arguments_text,
+    distinctive_values,
+    fingerprint,
+    handles_in,
+    reply_text,
+    wire_values,
+)
 
 MAX_UNKNOWN = 64  # distinct unknown names kept in the log
 MAX_PRINTS = 64  # distinct argument fingerprints kept per function and test
-_STEM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _CallbackFailed(BaseException):
@@ -93,6 +102,13 @@ class LibrarySession:
         self.depth = 0
         self.entered = False  # the entry function was called in this test (calls count from then on)
         self._input_globals = catalogue.input_globals
+        self._distinctive = distinctive_values(inputs)
+        self.derived: set[int] = set()  # id() of this test's objects made from its input
+        self.handed: set = set()  # values handed out from derived data in this test
+        self.origin: dict[int, str] = {}  # id() of a run-time function -> the counted call that made it
+        self._tainting = False
+        self._made_by: str | None = None
+        self._in_derived_call = False  # a callback's arguments come from data of the input
         self._lines: list[str] = []
         self._compiled = [_compile_input(i, text) for i, text in enumerate(inputs)]  # before the first begin
 
@@ -142,6 +158,8 @@ class LibrarySession:
                 obj = self.objects.pop(handle, None) if type(handle) is int else None
                 if obj is not None:
                     self.handle_of.pop(id(obj), None)
+                    self.derived.discard(id(obj))
+                    self.origin.pop(id(obj), None)
             return {"op": "ok", "v": self._dispatch(message)}
         except _CallbackFailed as failed:
             return {"op": "err", "cb": failed.token}
@@ -168,17 +186,21 @@ class LibrarySession:
             return self._function(message.get("sub", ""), message.get("n"), resolving=True) is not None
         if op == "call":
             fn = self._function(message.get("sub", ""), message.get("n"))
-            return self._call(fn, message, counted=message.get("n"))
+            return self._call(fn, message, self.runtime._GENUINE.get(id(fn)))
         if op == "callh":
-            return self._call(self._object(message.get("h"), function=True), message, counted=None)
+            fn = self._object(message.get("h"), function=True)
+            return self._call(fn, message, self.origin.get(id(fn)))
         if op == "new":
-            return self.encode(self.runtime.ZWCArray(*self.decode(message.get("a", []))))
+            args = self.decode(message.get("a", []))
+            return self._export(self.runtime.ZWCArray(*args), self._from_input(arguments_text(message)))
         if op == "m":
             return self._method(message)
         if op == "iter":
-            return [self.encode(item) for item in self._object(message.get("h"))]
+            target = self._object(message.get("h"))
+            return self._export(list(target), id(target) in self.derived)
         if op == "value":
-            return self.encode(self._object(message.get("h"))._zwc_nd.tolist())
+            target = self._object(message.get("h"))
+            return self._export(target._zwc_nd.tolist(), id(target) in self.derived)
         raise _Refused("protocol", f"unknown request {str(op)[:40]!r}")
 
     def _enter(self) -> None:
@@ -193,6 +215,9 @@ class LibrarySession:
         self.test, self.entered = index, False
         self.objects.clear()
         self.handle_of.clear()
+        self.derived.clear()
+        self.handed = set()
+        self.origin.clear()
         code = self._compiled[index]
         if isinstance(code, _Refused):
             raise code
@@ -200,7 +225,7 @@ class LibrarySession:
             args, kwargs = eval(code, dict(self._input_globals))  # noqa: S307 - task data, not the candidate's
         except Exception as exc:  # noqa: BLE001 - a task whose input does not evaluate
             raise _Refused("input", f"test input {index} could not be evaluated: {exc}") from None
-        return [self.encode(list(args)), self.encode(kwargs)]
+        return self._export([list(args), kwargs], derived=True, hand=False)  # its values: _distinctive
 
     # -- names ----------------------------------------------------------------------------
     def _function(self, sub, name, resolving: bool = False):
@@ -216,41 +241,58 @@ class LibrarySession:
         raise _Refused("AttributeError", f"module 'zwc' has no attribute {name[:80]!r}")
 
     def _clean(self, text: str, message) -> str:
-        """``text`` without any zwc name but the called function's (its aliases read as it)."""
+        """``text`` as the candidate may read it (``library_messages.py``)."""
         called = message.get("n") if type(message) is dict and message.get("op") == "call" else None
+        called = called if type(called) is str else None
         own = self.aliases.get(called, {called}) if called else set()
-
-        def scrub(match: re.Match) -> str:
-            word = match.group(0)
-            if word.startswith("_"):  # NumPy's internals (``_amax_dispatcher``) name NumPy functions
-                return called or "<zwc function>"
-            if word in own:
-                return called
-            if any(word in names for names in self.names.values()):
-                return "<zwc function>"
-            return word
-
-        return _STEM.sub(scrub, text)[:2000]
+        return clean_message(text, called, own, list(self.names.values()))
 
     # -- calls ----------------------------------------------------------------------------
-    def _call(self, fn, message: dict, counted):
+    def _call(self, fn, message: dict, name: str | None):
+        """Call ``fn``; ``name``: the catalogued name it counts under (None: not counted)."""
         args = self.decode(message.get("a", []))
         kwargs = self.decode(message.get("k", {"$d": []}))
         if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
             raise _Refused("protocol", "arguments travel as a list and a dict of names")
-        name = self.runtime._GENUINE.get(id(fn)) if counted is not None else None
-        digest = fingerprint(message, self.objects) if name is not None else ""
+        text = arguments_text(message)
+        from_input = self._from_input(text)
         self.depth += 1
+        outer, self._in_derived_call = self._in_derived_call, from_input
         try:
             result = fn(*args, **kwargs)
         finally:
             self.depth -= 1
+            self._in_derived_call = outer
         if name is not None:  # completed: counted, with what it was given
             self.calls[name] = self.calls.get(name, 0) + 1
+            digest = fingerprint(text, self.objects) if from_input else OFF_DATA + fingerprint(text, self.objects)
             prints = self.prints.setdefault(name, [])
             if digest not in prints and len(prints) < MAX_PRINTS:
                 prints.append(digest)
-        return self.encode(result)
+        return self._export(result, from_input, made_by=name)
+
+    # -- provenance (``provenance.py``) -------------------------------------------------------
+    def _from_input(self, text: str) -> bool:
+        """Whether arguments (their wire text) hold data of this test's input."""
+        for handle in handles_in(text):
+            obj = self.objects.get(handle)
+            if obj is not None and id(obj) in self.derived:
+                return True
+        values = wire_values(text)
+        return bool(values & self._distinctive[self.test] or values & self.handed)
+
+    def _export(self, value, derived: bool, made_by: str | None = None, hand: bool = True):
+        """``value`` encoded for the candidate; what it holds is marked derived when ``derived``
+        (its arrays, and with ``hand`` its plain values), and run-time functions made by a
+        counted call remember the call's name."""
+        self._tainting, self._made_by = derived, made_by
+        try:
+            encoded = self.encode(value)
+        finally:
+            self._tainting, self._made_by = False, None
+        if hand and derived and not (type(encoded) is dict and "$h" in encoded) and len(self.handed) < MAX_VALUES:
+            self.handed |= wire_values(reply_text(encoded))
+        return encoded
 
     def _method(self, message: dict):
         name = message.get("m")
@@ -262,7 +304,8 @@ class LibrarySession:
             raise _Refused("protocol", "arguments travel as a list")
         if name == "__deepcopy__":
             args = [{}]
-        return self.encode(getattr(target, name)(*args))
+        derived = id(target) in self.derived or self._from_input(arguments_text(message))
+        return self._export(getattr(target, name)(*args), derived)
 
     def _object(self, handle, function: bool = False):
         obj = self.objects.get(handle) if type(handle) is int else None
@@ -273,8 +316,9 @@ class LibrarySession:
 
     def _callback(self, token: int):
         def call(*args, **kwargs):
-            wire.send(self.channel, {"op": "cb", "id": token, "a": self.encode(list(args)),
-                                     "k": self.encode(kwargs)})
+            derived = self._in_derived_call
+            wire.send(self.channel, {"op": "cb", "id": token, "a": self._export(list(args), derived),
+                                     "k": self._export(kwargs, derived)})
             while True:  # the callback may itself call zwc: serve those until it returns
                 message = wire.receive(self.channel)
                 if type(message) is dict and message.get("op") == "cbr":
@@ -299,6 +343,10 @@ class LibrarySession:
             if handle is None:
                 handle = self.next_handle = self.next_handle + 1
                 self.objects[handle], self.handle_of[id(value)] = value, handle
+            if self._tainting:
+                self.derived.add(id(value))
+            if self._made_by is not None and kind is self.runtime.ZWCFunction:
+                self.origin.setdefault(id(value), self._made_by)
             if kind is self.runtime.ZWCFunction:
                 return {"$fn": handle}
             return {"$h": handle, "s": list(value.shape), "d": value.dtype}
@@ -352,27 +400,6 @@ def _compile_input(index: int, text: str):
         return compile(f"__collect__({text})", "<input>", "eval")
     except (SyntaxError, ValueError) as exc:
         return _Refused("input", f"test input {index} is not valid Python: {exc}")
-
-
-_HANDLE = re.compile(r'\{"\$(h|fn|cb)":(\d+)\}')
-_dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-
-
-def fingerprint(message: dict, objects: dict) -> str:
-    """A digest of a call's arguments as they came (``a`` and ``k``): their values, with each
-    array by its dtype, shape and contents; handle and callback numbers, which say nothing
-    about the data, are left out."""
-    digest = hashlib.blake2b(digest_size=8)
-    text = _dumps([message.get("a"), message.get("k")])
-    for kind, number in _HANDLE.findall(text):
-        array = objects.get(int(number)) if kind == "h" else None
-        nd = getattr(array, "_zwc_nd", None)
-        if nd is not None:
-            digest.update(f"A{nd.dtype.str}{nd.shape}".encode())
-            digest.update(repr(nd.tolist()).encode() if nd.dtype.hasobject else nd.tobytes())
-        digest.update(kind.encode())
-    digest.update(_HANDLE.sub(lambda m: m.group(1), text).encode())
-    return digest.hexdigest()
 
 
 def _alias_names(zwc_module, runtime) -> dict[str, set[str]]:

@@ -13,16 +13,25 @@ and a fingerprint of its arguments. The rules:
 * **Strict: the task's own functions, on the test's data.** Every function the task names
   (aliases, which run the same NumPy function, count as one) must run where the reference
   ran it (without a reference: in every test for a single-function task of ours, somewhere
-  in the run for an official or multi-function one), and at least one such call's arguments must differ from
-  every call of that function in the other tests whose inputs differ (arguments that do
-  not depend on the input — a call on dummy data — do not count). Where the reference's
-  own calls coincide across two tests, so may the candidate's.
+  in the run for an official or multi-function one), and at least one such call must be on
+  the test's data: its arguments came from this test's input (the library's provenance mark,
+  ``provenance.py``: a counter, a clock or a handle number is not the input) and differ from
+  every call of that function in the other tests whose inputs differ (a call on dummy data
+  does not count). Where the reference's own calls coincide across two tests, so may the
+  candidate's; where none of the reference's calls of the function in a test came from the
+  input, the provenance mark is not asked for there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from envs.zwc.provenance import OFF_DATA
+
+
+def _digest(print_: str) -> str:
+    return print_[1:] if print_.startswith(OFF_DATA) else print_
 
 
 @dataclass(frozen=True)
@@ -130,10 +139,19 @@ class UsageRule:
         return list(range(n_tests)) if single and not self.official else None
 
     def _prints(self, usage_prints: Mapping, members: set[str]) -> set[str]:
-        return {p for name in members for p in usage_prints.get(name, ())}
+        """The argument digests of these functions' calls (provenance marks dropped)."""
+        return {_digest(p) for name in members for p in usage_prints.get(name, ())}
+
+    def _from_input(self, usage_prints: Mapping, members: set[str]) -> set[str]:
+        """The digests of the calls whose arguments came from the test's input."""
+        return {p for name in members for p in usage_prints.get(name, ()) if not p.startswith(OFF_DATA)}
 
     def _on_data(self, group: str, members: set[str], i: int, tests: dict[int, dict], n_tests: int) -> bool:
-        mine = self._prints(tests.get(i, {}).get("prints") or {}, members)
+        prints_i = tests.get(i, {}).get("prints") or {}
+        mine = self._from_input(prints_i, members)
+        if self.reference is not None and self._prints(self.reference.prints[i], members) and \
+                not self._from_input(self.reference.prints[i], members):
+            mine = self._prints(prints_i, members)  # the reference's own calls did not come from the input
         if not mine:
             return False
         others: set[str] = set()

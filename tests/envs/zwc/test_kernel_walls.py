@@ -13,7 +13,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import types
 from pathlib import Path
 
 import numpy as np
