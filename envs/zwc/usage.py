@@ -7,7 +7,8 @@ and a fingerprint of its arguments. The rules:
   function but an array constructor, unless the task names the constructor) only where the
   task's reference solution made one on that test's input (the reference's own library log,
   ``ReferenceUsage``): honest code that returns early on an empty input passes, plain Python
-  on the real inputs does not. Official tasks (whose accepted ``right_code`` is often plain
+  on the real inputs does not; a counting call somewhere in the run is always needed (a
+  reference that made none does not test the library). Official tasks (whose accepted ``right_code`` is often plain
   Python, so no reference for usage) take the official rule at run time: a counting call
   somewhere in the run. Any other task without a reference: a counting call in every test.
 * **Strict: the task's own functions, on the test's data.** Every function the task names
@@ -109,9 +110,8 @@ class UsageRule:
                 if ran[i]:
                     return f"test {i}: only array constructors ran ({', '.join(sorted(self.names[n] for n in ran[i]))})"
                 return f"test {i}: no zwc function ran where the reference solution ran one"
-        if not any(self._counting(r) for r in ran.values()) and (
-                reference is None or any(c and self._counting(set(c)) for c in reference.counted)):
-            return "no zwc function ran in any test"
+        if not any(self._counting(r) for r in ran.values()):  # even where the reference ran none:
+            return "no zwc function ran in any test"  # such a task does not test the library
         return self._strict_problem(tests, ran, n_tests) if self.strict else ""
 
     def _strict_problem(self, tests: dict[int, dict], ran: dict[int, set[str]], n_tests: int) -> str:
