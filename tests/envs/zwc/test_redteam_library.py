@@ -52,6 +52,12 @@ def _runtime(env, task: Task, code: str, usage: str = "standard"):
     return grade(task, answer, env.usage_rule(task, usage=usage)), answer
 
 
+def _solve(body: str, ret: str, params: str = "x1, x2") -> str:
+    """``import zwc`` and ``def solve(params)`` running ``body``, then ``return ret``."""
+    lines = "\n".join("    " + ln for ln in body.strip("\n").splitlines())
+    return f"import zwc\ndef solve({params}):\n{lines}\n    return {ret}"
+
+
 def _values(answer: dict) -> list:
     return [r.get("value", r.get("error")) for r in answer["records"] if r.get("event") == "test"]
 
@@ -132,8 +138,7 @@ def test_guessing_many_names_is_a_bypass_attempt(route, and_pairs):
         real = _names(env)["and_"]
         body = GUESS_ROUTES[route].replace("NAMES", repr(GUESSES + [real]))
         body = body.replace("GUESSED", ", ".join(f"lambda: zwc.{n}" for n in GUESSES + [real]))
-        code = _fill("import zwc\ndef solve(x1, x2):\n" + "\n".join("    " + ln for ln in body.splitlines())
-                     + "\n    return f(x1, x2)", env)
+        code = _fill(_solve(body, "f(x1, x2)"), env)
         verdict = env.check(task, code)
         assert not verdict.passed and verdict.failure in {BYPASS, UNKNOWN}, (route, verdict.failure, verdict.detail)
         for usage in ("standard", "strict"):
@@ -147,8 +152,7 @@ def test_getattr_routes_missing_at_run_time_never_pass(and_pairs):
         for body in ("f = getattr(zwc, NAME)", "import operator\nf = operator.attrgetter(NAME)(zwc)",
                      "f = vars(zwc)[NAME]", "f = zwc.__dict__[NAME]"):
             body = body.replace("NAME", repr(_names(env)["and_"]))
-            code = "import zwc\ndef solve(x1, x2):\n" + "\n".join("    " + ln for ln in body.splitlines()) + \
-                   "\n    return f(x1, x2)"
+            code = _solve(body, "f(x1, x2)")
             assert not env.check(task, code).passed
             runtime, _ = _runtime(env, task, code)
             assert not runtime.passed and runtime.failure in NOT_A_PASS, (body, runtime.failure, runtime.detail)
@@ -352,8 +356,7 @@ FORGERIES = {  # the candidate computes the answer itself and makes one genuine 
 def test_messages_outside_the_protocol_are_a_bypass_attempt(name, and_pairs):
     for env, task in and_pairs:
         body = CHANNEL + "zwc.$and_(x1, x2)\n" + FORGERIES[name]
-        code = _fill("import zwc\ndef solve(x1, x2):\n" + "\n".join("    " + ln for ln in body.splitlines())
-                     + f"\n    return {PLAIN}", env)
+        code = _fill(_solve(body, PLAIN), env)
         assert not env.check(task, code).passed
         for usage in ("standard", "strict"):
             runtime, answer = _runtime(env, task, code, usage)
@@ -387,8 +390,7 @@ def test_records_for_tests_the_library_never_began_are_a_bypass_attempt(and_pair
             "out.write('{\"event\": \"end\", \"stdout\": \"\", \"violations\": [], \"state_changes\": [], "
             "\"output_exceeded\": false}\\n')\nout.flush()\ns.modules['os']._exit(0)")
     for env, task in and_pairs:
-        code = _fill("import zwc\ndef solve(x1, x2):\n" + "\n".join("    " + ln for ln in body.splitlines())
-                     + f"\n    return {PLAIN}", env)
+        code = _fill(_solve(body, PLAIN), env)
         assert not env.check(task, code).passed
         for usage in ("standard", "strict"):
             runtime, answer = _runtime(env, task, code, usage)
@@ -428,8 +430,7 @@ def test_strict_dummy_data_that_varies_by_test_still_fails(name, and_pairs):
     through = []
     for env, task in and_pairs:
         body = CROSS_TEST_DUMMIES[name] + "\nzwc.$and_([k], [k])"
-        code = _fill("import zwc\ndef solve(x1, x2):\n" + "\n".join("    " + ln for ln in body.splitlines())
-                     + f"\n    return {PLAIN}", env)
+        code = _fill(_solve(body, PLAIN), env)
         assert not env.check(task, code, usage="strict").passed
         runtime, answer = _runtime(env, task, code, "strict")
         if runtime.passed:
