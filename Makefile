@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.memory_search
 	test -f .bench/zwc-seed0/single_test.jsonl || ($(BIN)/sebench zwc build --seed 0 --out .bench/zwc-seed0 \
 		&& $(BIN)/sebench tasks build --zwc .bench/zwc-seed0 --seed 0)
+	$(BIN)/python -m benchmarks.perf.reference_check --zwc .bench/zwc-seed0
 	$(BIN)/python -m benchmarks.perf.dtype_speed --zwc .bench/zwc-seed0
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners

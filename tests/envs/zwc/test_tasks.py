@@ -3,6 +3,7 @@
 import ast
 import hashlib
 import json
+import random
 import re
 
 import pytest
@@ -22,6 +23,10 @@ ALL_FUNCTIONS = {e.numpy[len("numpy."):] for e in CATALOGUE}
 SPLITS = ("train", "single_test", "multiple_test")
 
 
+# The tests on the two full builds run on one xdist worker, so each build is made once (~100 s each).
+ON_THE_FULL_BUILDS = pytest.mark.xdist_group("full-builds")
+
+
 @pytest.fixture(scope="module", params=[0, 1], ids=["seed0", "seed1"])
 def built(request, tmp_path_factory):
     seed = request.param
@@ -32,6 +37,7 @@ def built(request, tmp_path_factory):
     env.close()
 
 
+@ON_THE_FULL_BUILDS
 def test_coverage_sizes_and_test_counts(built):
     env, report = built
     train, single, multi = (env.tasks(s) for s in SPLITS)
@@ -50,15 +56,21 @@ def test_coverage_sizes_and_test_counts(built):
     assert written["splits"]["multiple_test"]["kept"] == 440
 
 
+@ON_THE_FULL_BUILDS
 def test_reference_passes_and_trivial_answers_fail(built):
+    """The build kept only tasks whose reference passed in the sandbox; here a seeded quarter of each
+    split is graded again from the written files (the full re-check of 1,436 references is the
+    build's own step and `make bench`'s, benchmarks/perf/reference_check.py), and trivial answers
+    on every single_test task (one per function) and the same quarter of the others."""
     env, _ = built
     for split in SPLITS:
-        tasks = env.tasks(split)
+        everything = env.tasks(split)
+        tasks = random.Random(f"recheck-{split}").sample(everything, len(everything) // 4)
         verdicts = env.check_many([(t, t.reference) for t in tasks])
         failed = [(t.task_id, v.failure) for t, v in zip(tasks, verdicts) if not v.passed]
-        assert len(failed) <= 0.01 * len(tasks), failed
+        assert not failed, failed
         trivial = []
-        for t in tasks:
+        for t in everything if split == "single_test" else tasks:
             sig = t.function_name[len("def "):].rstrip(":")
             first = t.entry_point and sig[sig.index("(") + 1:].split(",")[0].strip(" )")
             constant = f"import zwc\ndef {sig}:\n    zwc.pi\n    return zwc.ZWCArray({t.test_cases[0].output})"
@@ -72,6 +84,7 @@ def test_reference_passes_and_trivial_answers_fail(built):
 IDENTITY_BY_DEFINITION_NAMES = {n[len("numpy."):] for n in IDENTITY_BY_DEFINITION}
 
 
+@ON_THE_FULL_BUILDS
 def test_no_task_text_names_a_function(built):
     env, _ = built
     zwc_names = {e.short for e in env.mapping}
@@ -89,6 +102,7 @@ def test_no_task_text_names_a_function(built):
             assert "zwc" not in text.lower()
 
 
+@ON_THE_FULL_BUILDS
 def test_test_splits_share_no_query_or_input_with_train(built):
     env, report = built
     train = env.tasks("train")
