@@ -2,7 +2,8 @@
 
 The generator (the agent) sees the playbook and cites the bullet ids it uses. After each
 episode a Reflector call diagnoses the trajectory from its execution feedback and tags the
-bullets helpful, harmful or neutral (counters move by code); a Curator call proposes delta
+bullets the answer cited helpful, harmful or neutral (counters move by code; a tag of a bullet
+the answer did not cite moves nothing, as in ACE); a Curator call proposes delta
 operations that ``learners.playbook`` merges — never a rewrite. Grow-and-refine then merges
 near-duplicates (embedding cosine >= 0.9, counters summed) and enforces the token budget.
 On failure, reflect-then-retry rounds (default 3) stop once correct.
@@ -10,7 +11,9 @@ On failure, reflect-then-retry rounds (default 3) stop once correct.
 Offline mode (``evolve``): epochs over the train slice, the best playbook on a held-out
 validation slice (closed-book pass rate) kept. Online mode (``online=True``): each *test*
 episode seen by ``observe`` also updates the playbook — it sees test feedback, so report it
-apart from offline numbers.
+apart from offline numbers. Every sample of one test task sees the playbook as it was when
+the first of them asked, so the n samples behind pass@k stay independent of each other (a
+later task sees what the earlier ones taught).
 """
 
 from __future__ import annotations
@@ -52,10 +55,10 @@ Task: {question}
 Answer:
 {answer}
 Execution feedback: {outcome}
-Playbook bullets that were shown:
+Playbook bullets the answer cited:
 {bullets}
-First explain in two sentences what worked or went wrong. Then tag each bullet id on its own line as
-<id>: helpful, <id>: harmful or <id>: neutral."""
+First explain in two sentences what worked or went wrong. Then tag each cited bullet id on its own line
+as <id>: helpful, <id>: harmful or <id>: neutral."""
 CURATE = """You are the Curator of a playbook for using the Python library zwc.
 Playbook:
 {playbook}
@@ -87,6 +90,7 @@ class AceLearner:
         self._model = None
         self._embedder = None
         self._lock = threading.RLock()
+        self._shown: dict[str, str] = {}  # online: the playbook each test task's samples see
 
     @property
     def playbook(self) -> Playbook:
@@ -95,9 +99,12 @@ class AceLearner:
     # -- the protocol ---------------------------------------------------------------------------
     def context(self, obs: Observation) -> str:
         parts = []
-        if self.playbook_state.bullets:
-            parts.append("Playbook (cite the ids of the bullets you use, like [str-00001]):\n"
-                         + self.playbook_state.render())
+        with self._lock:
+            rendered = self.playbook_state.render()
+            if self.config.online and obs.phase == "test":  # sample s+1 must not see what sample s taught
+                rendered = self._shown.setdefault(obs.task_id, rendered)
+        if rendered:
+            parts.append("Playbook (cite the ids of the bullets you use, like [str-00001]):\n" + rendered)
         note = self.retry_notes.get(obs.task_id)
         if note and obs.phase == "train":
             parts.append("Reflection on your previous attempt:\n" + note)
@@ -117,12 +124,12 @@ class AceLearner:
         with self._lock:
             answer = trajectory.messages[-1]["content"] if trajectory.messages else trajectory.code
             outcome = "passed all tests" if trajectory.passed else self._outcome(trajectory)
-            shown = [b.render() for b in self.playbook_state.bullets]
+            used = set(cited(answer))
+            shown = [b.render() for b in self.playbook_state.bullets if b.id in used]
             reflection = self._ask(REFLECT.format(question=trajectory.messages[1]["content"][-1500:]
                                                   if len(trajectory.messages) > 1 else "", answer=answer[:1500],
                                                   outcome=outcome, bullets="\n".join(shown) or "(none)"))
-            tags = parse_tags(reflection)
-            used = set(cited(answer))
+            tags = {k: v for k, v in parse_tags(reflection).items() if k in used}
             for bullet_id in used - set(tags):  # cited but untagged: the outcome decides
                 tags[bullet_id] = "helpful" if trajectory.passed else "harmful"
             self.playbook_state.tag(tags)

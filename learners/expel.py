@@ -230,9 +230,9 @@ class ExpelLearner:
         chunks = [successes[i:i + size] for i in range(0, len(successes), size)]
         if not pairs and not chunks:
             return
-        with progress_bar(f"expel: insights from {agent.name}", total=len(pairs) + len(chunks)) as progress:
-            for record in pairs:
-                failure = record.failures[-1]
+        compared = [(record, failure) for record in pairs for failure in record.failures]  # every pair, as ExpeL
+        with progress_bar(f"expel: insights from {agent.name}", total=len(compared) + len(chunks)) as progress:
+            for record, failure in compared:
                 self._ask(agent, COMPARE.format(rules=self.book.numbered(), question=record.question,
                                                 operations=OPERATIONS,
                                                 failure=failure["failure"], failed=failure["code"] or "(no code)",

@@ -74,7 +74,7 @@ class Playbook:
                     continue
                 self.counter += 1
                 section = delta.target.strip().lower() or "strategies"
-                self.bullets.append(Bullet(f"{section[:3].ljust(3, 'x')}-{self.counter:05d}", section, delta.content))
+                self.bullets.append(Bullet(bullet_id(section, self.counter), section, delta.content))
                 applied += 1
                 continue
             bullet = self.get(delta.target.lower())
@@ -134,6 +134,14 @@ class Playbook:
     def from_dict(cls, data: dict) -> Playbook:
         return cls(budget_tokens=data["budget_tokens"], bullets=[Bullet(**b) for b in data["bullets"]],
                    counter=data["counter"], dropped_ops=data.get("dropped_ops", 0))
+
+
+def bullet_id(section: str, number: int) -> str:
+    """``abc-00001``: the section's first three letters (spaces, underscores and digits skipped,
+    ``x`` where fewer), so that every id matches ``_ID`` and the generator's citation of it
+    reaches the bullet (``common mistakes`` -> ``com``, ``to_do`` -> ``tod``, ``a`` -> ``axx``)."""
+    letters = re.sub(r"[^a-z]", "", section.lower())
+    return f"{letters[:3].ljust(3, 'x')}-{number:05d}"
 
 
 def parse_deltas(text: str) -> list[Delta]:

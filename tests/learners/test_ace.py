@@ -25,25 +25,31 @@ CURATIONS = [f"ADD [strategies]: {LOOP}",
              "The playbook looks complete."]  # no delta: a malformed curation
 
 
+# The generator's answer: it cites str-00001 only, so the reflector's tags of for-00002 and abc-00077
+# move nothing (ACE tags the bullets the generation used), and the failed run tags str-00001 by itself.
+CITING = "```python\n# following [str-00001]\nimport zwc\ndef solve():\n    return None\n```"
+
+
 def test_evolve_builds_a_playbook_with_counters_that_reaches_the_prompt(task_env, tmp_path):
-    learner = make("ace", limit=5, validation=1, max_retries=0, max_tokens=96, gather_model="reference",
-                   state_dir=str(tmp_path / "state"))
-    model = ScriptedModel({REFLECTOR: REFLECTIONS, CURATOR: CURATIONS})
+    learner = make("ace", limit=5, validation=1, max_retries=0, max_tokens=96, state_dir=str(tmp_path / "state"))
+    model = ScriptedModel({REFLECTOR: REFLECTIONS, CURATOR: CURATIONS}, default=CITING)
     agent = Agent(model=model, learner=learner, max_tokens=96)
     report = agent.evolve(task_env)
     details = report.details
-    assert details["updates"] == 4 and details["generated_with"] == "reference" and details["tasks"] == 4
+    assert details["updates"] == 4 and details["generated_with"] == "scripted" and details["tasks"] == 4
     assert model.calls(REFLECTOR) == model.calls(CURATOR) == 4  # one reflection and one curation per episode
     assert (details["curations_parsed"], details["malformed_curations"], details["dropped_operations"]) == (3, 1, 2)
     assert details["validation_tasks"] == 1 and details["validation_scores"] == [0.0]  # the scripted code fails
     assert details["bullets"] == 2 and "warnings" not in details
+    # str-00001: tagged helpful three times; for-00002 was tagged harmful twice but never cited
     assert learner.playbook.bullets == [Bullet("str-00001", "strategies", WHOLE, helpful=3, harmful=0),
-                                        Bullet("for-00002", "formatting", PLAIN, helpful=0, harmful=2)]
+                                        Bullet("for-00002", "formatting", PLAIN, helpful=0, harmful=0)]
     rendered = learner.playbook.render()
     assert f"[str-00001] (helpful 3, harmful 0) {WHOLE}" in rendered and "## formatting" in rendered
     reflected = model.seen[REFLECTOR]
-    assert "(none)" in reflected[0] and f"[str-00001] (helpful 0, harmful 0) {LOOP}" in reflected[1]  # shown bullets
-    assert "passed all tests" in reflected[0] and REFLECTIONS[1] in model.seen[CURATOR][1]  # the reflection, curated
+    assert "(none)" in reflected[0] and f"[str-00001] (helpful 0, harmful 0) {LOOP}" in reflected[1]  # cited bullets
+    assert PLAIN not in reflected[2]  # shown to the generator, not cited: not the reflector's to judge
+    assert "Execution feedback: no_zwc_call" in reflected[0] and REFLECTIONS[1] in model.seen[CURATOR][1]  # the reflection, curated
     task = task_env.tasks("single_test")[0]
     obs = task_env.observe(task, phase="test", mode="closed")
     assert WHOLE in first_prompt(obs, learner.context(obs))[1]["content"]
