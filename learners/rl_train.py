@@ -22,10 +22,13 @@ correction (which would compare the two) is switched off.
 
 ``advantage`` picks the estimator. ``group``: GRPO's reward minus the group mean (divided by
 the group's std unless ``scale_rewards='none'``). ``binary``: the paper's "SFT-like" policy
-gradient, advantage = reward in {0, 1}: no baseline, so failing completions get no gradient
-and passing ones are pushed up as in SFT. Clipping (``clip``) is PPO's, at ``epsilon``; it only
-binds when the policy has moved since the rollout, which is why ``steps_per_generation``
-defaults to 2 (two optimiser steps per rollout batch).
+gradient, advantage = reward in {0, 1}: no baseline, failing completions leave the loss, and
+the loss is normalised as SFT's (token mean over the passing completions, ``loss_type`` dapo), so
+at ratio 1 its gradient is SFT's on the policy's own passing rollouts (at ``temperature`` 1: trl
+takes log-probabilities of the logits divided by the rollout temperature). Clipping (``clip``)
+is PPO's, at ``epsilon``; it only binds when the policy has moved since the rollout, which
+SE-Bench's recipe of one optimiser step per rollout batch (``steps_per_generation`` 1, the
+default) never lets happen; the RL log's ``ratio`` events show the ratio at every step.
 """
 
 from __future__ import annotations
@@ -341,6 +344,12 @@ def _trainer_class():
                                                     device=output["advantages"].device)
             self.update_tokens += int(output["prompt_mask"].sum() + output["completion_mask"].sum()) * \
                 self.args.num_iterations
+            if self.advantage_kind == "binary":
+                # SFT's normalisation: the token mean over the passing completions only (a failing one has
+                # A = 0 and no gradient; left in the mask its tokens would shrink every step by their share)
+                keep = (output["advantages"] > 0).to(output["completion_mask"].dtype).unsqueeze(1)
+                output["completion_mask"] = output["completion_mask"] * keep
+                output["num_items_in_batch"] = self.accelerator.gather(output["completion_mask"].sum()).sum()
             advantages = output["advantages"].float()
             self.last_batch = {"rewards": list(rewards), "advantages": advantages.tolist(),
                                "prompt_ids": output["prompt_ids"].cpu(), "prompt_mask": output["prompt_mask"].cpu()}

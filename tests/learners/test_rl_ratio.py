@@ -7,10 +7,11 @@ high learning rate so a step moves the policy unmistakably; rollouts scripted (a
 import json
 
 import pytest
+import torch
 
 from learners.rl import rollout_prompts
 from learners.rl_train import RLSettings, build_trainer
-from tests.learners.test_rl import _task_finder
+from tests.learners.test_rl import _scripted, _task_finder
 
 
 def _all_pass(trainer, tasks_by_prompt):
@@ -56,3 +57,47 @@ def test_a_rollout_batch_used_for_two_steps_moves_rho_on_the_second(task_env, ti
 
 def test_the_default_takes_one_optimiser_step_per_rollout_batch():
     assert RLSettings().steps_per_generation == 1 and RLSettings().num_iterations == 1
+
+
+def _sft_loss(model, inputs) -> torch.Tensor:
+    """What SFT's trainer computes on the passing completions after the same (doc-less) prompts: the
+    model's own cross-entropy with labels -100 outside the completion (trl's completion-only loss),
+    a token mean over the completion tokens."""
+    passing = inputs["advantages"] > 0
+    ids = torch.cat([inputs["prompt_ids"], inputs["completion_ids"]], dim=1)[passing]
+    mask = torch.cat([inputs["prompt_mask"], inputs["completion_mask"]], dim=1)[passing]
+    labels = ids.masked_fill(mask == 0, -100)
+    labels[:, : inputs["prompt_ids"].shape[1]] = -100
+    return model(input_ids=ids, attention_mask=mask, labels=labels).loss
+
+
+def test_the_sft_like_gradient_is_the_sft_gradient_on_the_same_batch(task_env, tiny_dir, tmp_path):
+    """Closed-RL's sft-like estimator at one optimiser step per rollout batch, on a batch of one
+    passing and one failing completion: its gradient equals SFT's on the passing one, parameter by
+    parameter (full fine-tuning, the rollout temperature 1 at which trl's log-probabilities are the
+    model's own)."""
+    tasks = task_env.tasks("train")[:1]
+    prompts = rollout_prompts(task_env, tasks, 200)
+    settings = RLSettings(max_steps=1, prompts_per_step=1, num_generations=2, max_completion_length=64,
+                          save_steps=100, learning_rate=1e-2, advantage="binary", clip=False, lora=False)
+    trainer = build_trainer(prompts, tiny_dir, "closed", tmp_path, settings, task_env)
+    _scripted(trainer, _task_finder(tasks))
+    compared = []
+    compute_loss = trainer.compute_loss
+
+    def alongside(model, inputs, *args, **kwargs):
+        loss = compute_loss(model, inputs, *args, **kwargs)
+        params = [p for p in model.parameters() if p.requires_grad]
+        rl = torch.autograd.grad(loss, params, retain_graph=True)
+        sft = torch.autograd.grad(_sft_loss(model, inputs), params)
+        compared.append((sorted(inputs["advantages"].tolist()), rl, sft))
+        return loss
+
+    trainer.compute_loss = alongside
+    trainer.train()
+    [(advantages, rl, sft)] = compared
+    assert advantages == [0.0, 1.0]  # one failing, one passing completion in the batch
+    assert len(rl) == len(sft) > 10
+    for a, b in zip(rl, sft, strict=True):
+        assert b.abs().max() > 0
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
