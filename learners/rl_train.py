@@ -217,23 +217,25 @@ def closed_rollout(open_prompts: dict[str, list[dict[str, str]]]):
     return rollout
 
 
-def task_relative_advantages(rewards: list[float], keys: list[str], eps: float = 1e-4) -> list[float]:
+def task_relative_advantages(rewards: list[float | None], keys: list[str], eps: float = 1e-4) -> list[float]:
     """Absolute-Zero's Task-Relative REINFORCE++: each reward minus the mean of the rewards
     that share its key (task type and role), over that group's std (plus ``eps``). A key whose
-    rewards are all equal gives advantage 0. Per process: under DDP each rank normalises its
-    own slice of the rollout batch."""
+    rewards are all equal gives advantage 0. A reward of None (no reward: the grader failed, not
+    the policy) gets advantage 0 and stays out of its key's mean and std. Per process: under DDP
+    each rank normalises its own slice of the rollout batch."""
     if len(rewards) != len(keys):
         raise ValueError(f"{len(rewards)} rewards and {len(keys)} keys")
     groups: dict[str, list[float]] = {}
     for reward, key in zip(rewards, keys, strict=True):
-        groups.setdefault(key, []).append(reward)
+        if reward is not None:
+            groups.setdefault(key, []).append(reward)
     stats = {}
     for key, values in groups.items():
         mean = sum(values) / len(values)
         std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
         stats[key] = (mean, std)
-    return [(r - stats[k][0]) / (stats[k][1] + eps) if stats[k][1] > 0 else 0.0 for r, k in zip(rewards, keys,
-                                                                                                   strict=True)]
+    return [0.0 if r is None or stats[k][1] == 0 else (r - stats[k][0]) / (stats[k][1] + eps)
+            for r, k in zip(rewards, keys, strict=True)]
 
 
 def _trainer_class():
@@ -345,9 +347,11 @@ def _trainer_class():
             self.update_tokens += int(output["prompt_mask"].sum() + output["completion_mask"].sum()) * \
                 self.args.num_iterations
             if self.advantage_kind == "binary":
-                # SFT's normalisation: the token mean over the passing completions only (a failing one has
-                # A = 0 and no gradient; left in the mask its tokens would shrink every step by their share)
-                keep = (output["advantages"] > 0).to(output["completion_mask"].dtype).unsqueeze(1)
+                # SFT's normalisation: the token mean over the completions with a gradient only (with the
+                # sandbox's {0, 1} rewards, the passing ones: a failing one has A = 0 and no gradient, and
+                # left in the mask its tokens would shrink every step by their share; a negative reward,
+                # as Absolute-Zero's penalties, keeps its completion)
+                keep = (output["advantages"] != 0).to(output["completion_mask"].dtype).unsqueeze(1)
                 output["completion_mask"] = output["completion_mask"] * keep
                 output["num_items_in_batch"] = self.accelerator.gather(output["completion_mask"].sum()).sum()
             advantages = output["advantages"].float()

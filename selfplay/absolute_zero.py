@@ -94,8 +94,11 @@ class AbsoluteZeroConfig(ParametricConfig):
     references: int = setting(2, "Buffer programs shown to the proposer per prompt.")
     docs_chars: int | None = setting(1200, "Per-function doc budget in the proposer's and induction prompts.")
     capacity: int = setting(256, "Programs each task-type buffer holds (oldest dropped first).")
-    format_penalty: float = setting(-1.0, "Reward of a proposal or answer that cannot be read.")
-    invalid_penalty: float = setting(-0.5, "Reward of a proposal that parsed but was rejected by the validator.")
+    format_penalty: float = setting(-1.0, "Reward of a proposal or answer that cannot be read or was cut off, and "
+                                          "of a program the validator refused (AZR: an invalid program's format "
+                                          "score is 0).")
+    wrong_penalty: float = setting(-0.5, "Reward of a readable wrong answer, and of a valid program the solver "
+                                         "always or never solves (AZR's -0.5).")
     proposal_seed: int = setting(0, "Seed of the sampling of functions, examples, references and buffer draws.")
     task_types: list[str] = field(default_factory=lambda: list(TASK_TYPES), metadata={
         "help": "Task types proposed and solved (deduction, abduction, induction; comma-separated on the command "
@@ -280,7 +283,7 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     log_path = out_dir / "rl_log.jsonl"
     _resumed_log(log_path, int(resume.name.split("-")[1]) if resume else None)  # the redone rounds' entries go
     rollout = AZRRollout(env, proposer, Validator(env), buffers, RoundLog.in_run(root),
-                         Penalties(config.format_penalty, config.invalid_penalty), config.docs_chars,
+                         Penalties(config.format_penalty, config.wrong_penalty), config.docs_chars,
                          config.proposal_seed, say=progress.describe if progress is not None else None)
     model, tokenizer, grpo, peft = grpo_parts(base, out_dir, settings, importance_correction=False)
     slots = slots_for(config.task_types)

@@ -16,11 +16,13 @@ the policy saw (trl's ``rollout_func`` contract: other fields go to the reward f
 3. **solve**: each solve slot of type *t* draws a program from the *t* buffer (uniformly, as
    Absolute-Zero does), and its group answers the *t* task made from it; each answer is graded
    by execution (``azr_tasks.grade_many``).
-4. **reward** (Absolute-Zero's eq. 6): a proposal earns its learnability if it was kept,
-   ``invalid_penalty`` if it parsed but was rejected or copies a program it was shown (reason
-   ``copied``: a verbatim copy would pass validation for free), ``format_penalty`` if it did not parse;
-   an answer earns 1 if right, 0 if readable but wrong, ``format_penalty`` if unreadable.
-   ``AZRReward`` hands these to trl with their slot as the key of the task-relative baseline
+4. **reward**: Absolute-Zero's table as its reference code pays it (``selfplay.azr_rewards``):
+   a kept program its learnability, or ``wrong_penalty`` when the solver always or never solves
+   it; an invalid program, a copy of one the proposer was shown (reason ``copied``: a verbatim
+   copy would pass validation for free), an unreadable or cut-off answer (reason ``truncated``)
+   ``format_penalty``; an answer 1 if right, ``wrong_penalty`` if readable but wrong,
+   ``format_penalty`` if unreadable; a grader fault nothing (advantage 0). ``AZRReward`` hands
+   these to trl with their slot as the key of the task-relative baseline
    (TRR++, ``learners.rl_train.task_relative_advantages``).
 
 Every round's figures go to the round log (``RoundRecord``: proposals, accepted, rejections by
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sebench.errors import SettingError
+from selfplay.azr_rewards import Penalties, proposer_reward, solver_reward
 from selfplay.azr_tasks import TASK_TYPES, SolverTask, grade_many, make_task
 from selfplay.curriculum import RoundLog, RoundRecord, learnability, write_results
 from selfplay.reasons import Reason, Rejected
@@ -86,12 +89,6 @@ def slot_of(prompt: list[dict[str, str]]) -> str:
 
 
 @dataclass
-class Penalties:
-    format_penalty: float = -1.0   # an answer or a proposal that cannot be read
-    invalid_penalty: float = -0.5  # a proposal that parsed but the validator rejected
-
-
-@dataclass
 class AZRRollout:
     """trl ``rollout_func`` doing one Absolute-Zero round per rollout batch (module docstring)."""
 
@@ -117,8 +114,9 @@ class AZRRollout:
             if len({prompts[i][-1]["content"] for i in group}) != 1:
                 raise RuntimeError("the rollout batch is not in groups of num_generations copies of one row")
         real: list[list[dict[str, str]] | None] = [None] * len(prompts)
-        rewards: list[float] = [0.0] * len(prompts)
+        rewards: list[float | None] = [0.0] * len(prompts)
         texts: list[str] = [""] * len(prompts)
+        finished: list[bool] = [True] * len(prompts)
         ids: dict[str, list] = {"prompt": [None] * len(prompts), "completion": [None] * len(prompts),
                                 "logprobs": [None] * len(prompts)}
 
@@ -133,11 +131,12 @@ class AZRRollout:
             for i in group:
                 real[i] = request.prompt
         self._say(f"round {number}: proposing {len(proposing) * size}")
-        self._generate(trainer, [i for g in proposing for i in g], real, texts, ids)
+        self._generate(trainer, [i for g in proposing for i in g], real, texts, ids, finished)
         items, owners = [], []
         for group in proposing:
             for i in group:
-                items.append(self.proposer.parse(requests[group[0]], texts[i]))
+                item = self.proposer.parse(requests[group[0]], texts[i])
+                items.append(cut_off(item, finished[i], trainer.max_completion_length))
                 owners.append(i)
         self._say(f"round {number}: validating {len(items)}")
         results = self.validator.validate_many(items) if items else []
@@ -160,15 +159,14 @@ class AZRRollout:
                       kinds=[slots[i].split(":")[1] for i in owners])
         estimates = self._estimate(trainer, kept, rng, number)
         for i, item, result in zip(owners, items, results, strict=True):
-            if isinstance(result, Accepted):
-                rewards[i] = learnability(estimates[(slots[i].split(":")[1], result.task.task_id)])
-            elif isinstance(item, Rejected):  # the answer did not parse as a proposal
-                rewards[i] = self.penalties.format_penalty
-            else:  # parsed, then refused by the validator (or a copy)
-                rewards[i] = self.penalties.invalid_penalty
+            outcomes = estimates[(slots[i].split(":")[1], result.task.task_id)] if isinstance(result, Accepted) \
+                else None
+            rewards[i] = proposer_reward(item, result, outcomes, self.penalties)
         new = 0
         for (kind, task_id), result in kept.items():
             outcomes = estimates[(kind, task_id)]
+            if not outcomes:
+                continue
             added = self.buffers[kind].add(result.task, round=number, pass_rate=sum(outcomes) / len(outcomes),
                                            learnability=learnability(outcomes))
             new += added is not None
@@ -187,19 +185,22 @@ class AZRRollout:
                 real[i], items_by_row[i] = item.prompt, item
         self._say(f"round {number}: solving {len(solving)} tasks x {size}")
         rows = [i for g in solving for i in g]
-        self._generate(trainer, rows, real, texts, ids)
+        self._generate(trainer, rows, real, texts, ids, finished)
         graded = grade_many(self.env, [items_by_row[i] for i in rows], [texts[i] for i in rows])
         kinds = [k for k in TASK_TYPES if f"solve:{k}" in slots or f"propose:{k}" in slots]
         solved: dict[str, list[bool]] = {kind: [] for kind in kinds}
         for i, verdict in zip(rows, graded, strict=True):
-            rewards[i] = 1.0 if verdict.passed else 0.0 if verdict.formatted else self.penalties.format_penalty
-            solved[items_by_row[i].kind].append(verdict.passed)
+            rewards[i] = solver_reward(verdict.passed, verdict.formatted, verdict.fault, self.penalties)
+            if not verdict.fault:  # a grader fault is no outcome of the solver's
+                solved[items_by_row[i].kind].append(verdict.passed)
 
         # 4. the round's record
         report = ValidationReport.of(results)
-        per_task = list(estimates.values())
+        per_task = [v for v in estimates.values() if v]
         extra = {"proposer_reward": {k: _mean([rewards[i] for g in proposing for i in g
-                                               if slots[i] == f"propose:{k}"]) for k in kinds},
+                                               if slots[i] == f"propose:{k}" and rewards[i] is not None])
+                                     for k in kinds},
+                 "grader_faults": sum(r is None for r in rewards),
                  "solver_pass_rate": {k: _mean(v) for k, v in solved.items()},
                  "buffers": {k: len(b) for k, b in self.buffers.items()}, "new_tasks": new, "copies": copied,
                  "step": trainer.state.global_step}
@@ -230,14 +231,18 @@ class AZRRollout:
         real = [items[i // size].prompt for i in rows]
         texts = [""] * len(rows)
         scratch = {"prompt": [None] * len(rows), "completion": [None] * len(rows), "logprobs": [None] * len(rows)}
-        self._generate(trainer, rows, real, texts, scratch)
+        self._generate(trainer, rows, real, texts, scratch, [True] * len(rows))
         graded = grade_many(self.env, [items[i // size] for i in rows], texts)
-        return {key: [graded[n * size + j].passed for j in range(size)] for n, key in enumerate(kept)}
+        # a grader fault is no outcome: left out (a program with none left earns nothing and is not kept)
+        return {key: [graded[n * size + j].passed for j in range(size) if not graded[n * size + j].fault]
+                for n, key in enumerate(kept)}
 
     @staticmethod
-    def _generate(trainer, rows: list[int], real: list, texts: list[str], ids: dict[str, list]) -> None:
+    def _generate(trainer, rows: list[int], real: list, texts: list[str], ids: dict[str, list],
+                  finished: list[bool]) -> None:
         """Generate one completion for each row in ``rows`` (groups of num_generations copies of
-        one prompt) through the trainer's own generation path; fill ids and texts in place."""
+        one prompt) through the trainer's own generation path; fill ids, texts and whether each
+        ended by itself (an end-of-turn token before the cap) in place."""
         if not rows:
             return
         prompt_ids, _, _ = trainer._tokenize_prompts([real[i] for i in rows])
@@ -247,6 +252,7 @@ class AZRRollout:
             ids["prompt"][i], ids["completion"][i] = prompt_ids[n], completion_ids[n]
             ids["logprobs"][i] = logprobs[n] if logprobs is not None else None
             texts[i] = decoded[n]
+            finished[i] = bool(completion_ids[n]) and completion_ids[n][-1] in _end_tokens(trainer)
 
     def _say(self, text: str) -> None:
         if self.say is not None:
@@ -299,6 +305,25 @@ def _canonical_names(tree: ast.AST) -> None:
             node.id = new
 
 
+def cut_off(parsed, finished: bool, cap: int):
+    """A proposal the parser refused because the answer was cut at the token cap is ``truncated``
+    (what it was where the cut fell, say ``syntax_error`` inside the INPUTS list, is not the
+    proposer's mistake of form); anything else as the parser made it."""
+    if finished or not isinstance(parsed, Rejected):
+        return parsed
+    return Rejected(Reason.TRUNCATED, f"the answer reached the cap of {cap} tokens before it ended "
+                    f"({parsed.reason.value} where it was cut)", parsed.text, parsed.functions)
+
+
+def _end_tokens(trainer) -> set[int]:
+    """The ids that end a completion: the tokenizer's end-of-sequence and the generation config's."""
+    tokenizer = trainer.processing_class
+    ends = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+    configured = getattr(getattr(trainer.model, "generation_config", None), "eos_token_id", None)
+    ends |= set(configured) if isinstance(configured, list) else {configured} if configured is not None else set()
+    return ends
+
+
 def _mean(values: list) -> float | None:
     return round(sum(map(float, values)) / len(values), 4) if values else None
 
@@ -321,8 +346,10 @@ class AZRReward:
     def __call__(self, prompts, completions, azr_reward, azr_key, trainer_state=None, **_: Any) -> list[float]:
         from learners.rl_train import _append
 
-        self.last, self.last_keys = [float(r) for r in azr_reward], list(azr_key)
-        solved = [r for r, k in zip(self.last, self.last_keys, strict=True) if k.startswith("solve:")]
+        # None: a grader fault, no reward (its advantage is 0 and it stays out of its key's baseline)
+        self.last = [None if r is None else float(r) for r in azr_reward]
+        self.last_keys = list(azr_key)
+        solved = [r for r, k in zip(self.last, self.last_keys, strict=True) if k.startswith("solve:") and r is not None]
         passed = sum(1 for r in solved if r == 1.0)
         self.completions += len(solved)
         self.passed += passed
@@ -331,9 +358,10 @@ class AZRReward:
         if self.log is not None:
             by_slot: dict[str, list[float]] = {}
             for r, k in zip(self.last, self.last_keys, strict=True):
-                by_slot.setdefault(k, []).append(r)
+                if r is not None:
+                    by_slot.setdefault(k, []).append(r)
             step = trainer_state.global_step if trainer_state is not None else None
             _append(self.log, {"event": "rollout", "step": step, "completions": len(solved), "passed": passed,
                                "pass_rate": self.history[-1], "failures": {"failed": len(solved) - passed},
                                "mean_reward": {k: _mean(v) for k, v in by_slot.items()}})
-        return self.last
+        return [0.0 if r is None else r for r in self.last]  # trl's own mean; the advantage reads ``last``

@@ -11,9 +11,10 @@ kinds of task for the solver:
   is ``INPUT = dict(name=value, ...)`` with literal values only (read as ``proposal.py`` reads
   INPUTS); the *program* then runs on it in the sandbox (``env.check``) and must return the
   output. Any input that does counts, as in Absolute-Zero.
-- **induction**: given the problem text and an example, write the program. It is the
-  SE-Bench episode itself (``env.observe(task, phase="train", mode="open")``), graded by
-  ``env.check`` on every recorded input under the grading-integrity rules.
+- **induction**: given the problem text and half of the input/output pairs, write the program.
+  It is the SE-Bench episode (``env.observe(..., phase="train", mode="open")``) on a copy of the
+  task whose tests are the other, hidden half (Absolute-Zero hides half of the pairs and grades
+  on those), graded by ``env.check`` under the grading-integrity rules.
 
 Every path from an answer to a verdict either parses literals in this process or runs in
 the sandbox; an answer that cannot be read is a format error (``Graded.formatted`` False).
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from agents.prompts import extract_code, first_prompt
 from envs.zwc.equality import parse_printed, values_equal
+from envs.zwc.failure import Failure
 from envs.zwc.task import Task, TestCase
 from selfplay.proposal import ENTRY, _entry, _one_input, _parameters, _Unusable
 
@@ -62,10 +64,12 @@ class SolverTask:
 
 @dataclass(frozen=True)
 class Graded:
-    """A solver answer's verdict: ``formatted`` False when it could not be read at all."""
+    """A solver answer's verdict: ``formatted`` False when it could not be read at all; ``fault``
+    True when the grader itself failed (``sandbox_error``): no outcome of the solver's."""
 
     passed: bool
     formatted: bool
+    fault: bool = False
 
 
 def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int | None = 1200) -> SolverTask:
@@ -76,9 +80,15 @@ def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int
         raise ValueError(f"task {task.task_id} has no program (reference) to make a {kind} task of")
     if task.is_official:  # graded against right_exe_result by the official rule: recorded outputs first
         task = with_recorded_outputs(task)
-    if kind == "induction":
-        return SolverTask(kind, task, -1, first_prompt(env.observe(task, phase="train", mode="open",
-                                                                   docs_chars=docs_chars)))
+    if kind == "induction":  # AZR's: the first half of the pairs shown, graded on the hidden half only
+        given, hidden = split_pairs(task)
+        graded = task.model_copy(update={"task_id": f"{task.task_id}-induction", "test_cases": hidden,
+                                         "example": given[0]})
+        prompt = first_prompt(env.observe(graded, phase="train", mode="open", docs_chars=docs_chars))
+        more = "\n".join(f"With {c.input} the result is {c.output}" for c in given[1:])
+        if more:
+            prompt[-1] = {**prompt[-1], "content": f"{prompt[-1]['content']}\n\nMore examples:\n{more}"}
+        return SolverTask(kind, graded, -1, prompt)
     shown = task.test_cases[case % len(task.test_cases)]
     program = f"```python\n{task.reference.strip()}\n```"
     if kind == "deduction":
@@ -91,6 +101,16 @@ def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int
     user = f"Program:\n\n{program}\n\n{ask}"
     return SolverTask(kind, task, case % len(task.test_cases),
                       [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}])
+
+
+def split_pairs(task: Task) -> tuple[list[TestCase], list[TestCase]]:
+    """Absolute-Zero's induction split: the first half of the input/output pairs (rounded down, at
+    least one) shown, the rest hidden and graded."""
+    if len(task.test_cases) < 2:
+        raise ValueError(f"task {task.task_id}: induction needs >= 2 input/output pairs (one shown, one hidden), "
+                         f"it has {len(task.test_cases)}")
+    half = max(1, len(task.test_cases) // 2)
+    return list(task.test_cases[:half]), list(task.test_cases[half:])
 
 
 def with_recorded_outputs(task: Task) -> Task:
@@ -188,8 +208,11 @@ def grade_many(env: ZWCEnv, items: list[SolverTask], texts: list[str]) -> list[G
     if jobs:
         results = env.check_many([(task, code) for _, task, code in jobs])
         passed: dict[int, bool] = {}
+        faults: set[int] = set()
         for (i, _, _), verdict in zip(jobs, results, strict=True):
             passed[i] = passed.get(i, True) and verdict.passed
+            if verdict.failure is Failure.SANDBOX_ERROR:
+                faults.add(i)
         for i, ok in passed.items():
-            verdicts[i] = Graded(ok, True)
+            verdicts[i] = Graded(False, True, fault=True) if i in faults else Graded(ok, True)
     return [v if v is not None else Graded(False, False) for v in verdicts]

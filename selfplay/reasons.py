@@ -22,6 +22,7 @@ class Reason(StrEnum):
     NO_PROBLEM = "no_problem"              # solve has no docstring (and no leading comment) stating the task
     NO_INPUTS = "no_inputs"                # no top-level INPUTS list literal
     TOO_FEW_INPUTS = "too_few_inputs"      # fewer than MIN_TESTS distinct literal inputs that fit solve
+    TRUNCATED = "truncated"                # cut off at the token cap before it ended, and unreadable there
     # -- validation (validate.py): what the code does ----------------------------------------
     NAMES_FUNCTION = "names_function"      # the problem text names a zwc or NumPy function
     BANNED_CODE = "banned_code"            # a static or run-time wall: forbidden module, NumPy, reflection
@@ -40,7 +41,7 @@ class Reason(StrEnum):
 
 
 PARSE_REASONS = frozenset({Reason.NO_CODE_BLOCK, Reason.SYNTAX_ERROR, Reason.NO_ENTRY, Reason.NO_PROBLEM,
-                           Reason.NO_INPUTS, Reason.TOO_FEW_INPUTS})
+                           Reason.NO_INPUTS, Reason.TOO_FEW_INPUTS, Reason.TRUNCATED})
 
 
 @dataclass(frozen=True)

@@ -52,16 +52,28 @@ def test_abduction_runs_the_program_on_a_literal_input_in_the_sandbox(task_env, 
     assert abduction_input(item, block("dict(readings=[5.0])")) == "readings=[5.0]"  # a bare dict as the answer
 
 
-def test_induction_is_the_sebench_episode_graded_on_every_recorded_input(task_env, program):
+def test_induction_shows_half_of_the_pairs_and_grades_only_the_hidden_half(task_env, program):
     item = make_task(task_env, "induction", program)
-    assert "Documentation:" in item.prompt[1]["content"] and "def solve(readings):" in item.prompt[1]["content"]
+    cases = program.test_cases
+    half = len(cases) // 2
+    shown, hidden = cases[:half], cases[half:]
+    text = item.prompt[1]["content"]
+    assert "Documentation:" in text and "def solve(readings):" in text
+    assert all(c.input in text and c.output in text for c in shown)
+    assert not [c for c in hidden if c.input in text]  # no hidden input is shown
+    assert item.task.test_cases == hidden and item.task.task_id != program.task_id
     zwc_abs = program.reference.split("return ")[1].split("(")[0]
     right = block(f"import zwc\n\ndef solve(readings):\n    return {zwc_abs}(readings)")
     no_zwc = block("def solve(readings):\n    return [abs(r) for r in readings]")  # right values, no zwc call
-    half = block(f"import zwc\n\ndef solve(readings):\n    return {zwc_abs}(readings[:1])")
-    verdicts = grade_many(task_env, [item] * 4, [right, no_zwc, half, "prose only"])
-    assert [v.passed for v in verdicts] == [True, False, False, False]
-    assert [v.formatted for v in verdicts] == [True, True, True, False]
+    partial = block(f"import zwc\n\ndef solve(readings):\n    return {zwc_abs}(readings[:1])")
+    # the shown pairs answered from a table, the rest by zwc on the wrong data: right on the shown half only
+    table = {c.input: c.output for c in shown}
+    memorised = block(f"import zwc\n\ndef solve(readings):\n    known = {{{', '.join(f'{k!r}: {v!r}' for k, v in table.items())}}}\n"
+                      f"    return known.get('readings=' + repr(readings), {zwc_abs}(readings[:1]))")
+    verdicts = grade_many(task_env, [item] * 5, [right, no_zwc, partial, "prose only", memorised])
+    assert [v.passed for v in verdicts] == [True, False, False, False, False]
+    assert [v.formatted for v in verdicts] == [True, True, True, False, True]
+    assert not any(v.fault for v in verdicts)
 
 
 def test_a_copied_program_is_recognised_whatever_its_formatting_docstring_and_variable_names():
