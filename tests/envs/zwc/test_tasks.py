@@ -27,14 +27,24 @@ SPLITS = ("train", "single_test", "multiple_test")
 ON_THE_FULL_BUILDS = pytest.mark.xdist_group("full-builds")
 
 
-@pytest.fixture(scope="module", params=[0, 1], ids=["seed0", "seed1"])
-def built(request, tmp_path_factory):
+@pytest.fixture(scope="session")
+def full_builds():
+    """Each seed's full build, made on first use and kept for the worker's session (a module-scoped
+    parametrised fixture was rebuilt whenever xdist interleaved the two seeds' tests)."""
+    made: dict[int, tuple] = {}
+    yield made
+    for env, _ in made.values():
+        env.close()
+
+
+@pytest.fixture(params=[0, 1], ids=["seed0", "seed1"])
+def built(request, full_builds, tmp_path_factory):
     seed = request.param
-    root = build_directory(Mapping.generate(seed), tmp_path_factory.mktemp(f"tasks-seed{seed}"))
-    report = build_tasks(root, seed=seed, workers=2)
-    env = ZWCEnv.load(root, workers=2)
-    yield env, report
-    env.close()
+    if seed not in full_builds:
+        root = build_directory(Mapping.generate(seed), tmp_path_factory.mktemp(f"tasks-seed{seed}"))
+        report = build_tasks(root, seed=seed, workers=2)
+        full_builds[seed] = (ZWCEnv.load(root, workers=2), report)
+    return full_builds[seed]
 
 
 @ON_THE_FULL_BUILDS
