@@ -1,10 +1,14 @@
 """Generated task sets: coverage, size, verification, discrimination, clean texts, split hygiene, determinism."""
 
 import ast
+import fcntl
 import hashlib
 import json
+import os
+import pickle
 import random
 import re
+import shutil
 
 import pytest
 
@@ -23,31 +27,37 @@ ALL_FUNCTIONS = {e.numpy[len("numpy."):] for e in CATALOGUE}
 SPLITS = ("train", "single_test", "multiple_test")
 
 
-# The tests on the two full builds run on one xdist worker, so each build is made once (~100 s each).
-ON_THE_FULL_BUILDS = pytest.mark.xdist_group("full-builds")
-
-
 @pytest.fixture(scope="session")
-def full_builds():
-    """Each seed's full build, made on first use and kept for the worker's session (a module-scoped
-    parametrised fixture was rebuilt whenever xdist interleaved the two seeds' tests)."""
+def full_builds(tmp_path_factory):
+    """Each seed's full build, made once for the whole run: under xdist the workers share one
+    directory (``pytest-N/``), and a worker that needs a seed another is building waits on its lock
+    instead of building it again (~75 s each; xdist spread these tests over both workers)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     made: dict[int, tuple] = {}
-    yield made
+
+    def get(seed: int) -> tuple:
+        if seed not in made:
+            root, done = shared / f"tasks-seed{seed}", shared / f"tasks-seed{seed}.report.pickle"
+            with open(shared / f"tasks-seed{seed}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not done.is_file():
+                    shutil.rmtree(root, ignore_errors=True)
+                    build_directory(Mapping.generate(seed), root)
+                    done.write_bytes(pickle.dumps(build_tasks(root, seed=seed, workers=2)))
+            made[seed] = (ZWCEnv.load(root, workers=2), pickle.loads(done.read_bytes()))
+        return made[seed]
+
+    yield get
     for env, _ in made.values():
         env.close()
 
 
 @pytest.fixture(params=[0, 1], ids=["seed0", "seed1"])
-def built(request, full_builds, tmp_path_factory):
-    seed = request.param
-    if seed not in full_builds:
-        root = build_directory(Mapping.generate(seed), tmp_path_factory.mktemp(f"tasks-seed{seed}"))
-        report = build_tasks(root, seed=seed, workers=2)
-        full_builds[seed] = (ZWCEnv.load(root, workers=2), report)
-    return full_builds[seed]
+def built(request, full_builds):
+    return full_builds(request.param)
 
 
-@ON_THE_FULL_BUILDS
 def test_coverage_sizes_and_test_counts(built):
     env, report = built
     train, single, multi = (env.tasks(s) for s in SPLITS)
@@ -66,7 +76,6 @@ def test_coverage_sizes_and_test_counts(built):
     assert written["splits"]["multiple_test"]["kept"] == 440
 
 
-@ON_THE_FULL_BUILDS
 def test_reference_passes_and_trivial_answers_fail(built):
     """The build kept only tasks whose reference passed in the sandbox; here a seeded quarter of each
     split is graded again from the written files (the full re-check of 1,436 references is the
@@ -94,7 +103,6 @@ def test_reference_passes_and_trivial_answers_fail(built):
 IDENTITY_BY_DEFINITION_NAMES = {n[len("numpy."):] for n in IDENTITY_BY_DEFINITION}
 
 
-@ON_THE_FULL_BUILDS
 def test_no_task_text_names_a_function(built):
     env, _ = built
     zwc_names = {e.short for e in env.mapping}
@@ -112,7 +120,6 @@ def test_no_task_text_names_a_function(built):
             assert "zwc" not in text.lower()
 
 
-@ON_THE_FULL_BUILDS
 def test_test_splits_share_no_query_or_input_with_train(built):
     env, report = built
     train = env.tasks("train")
