@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from envs.zwc.task import Task
 from envs.zwc.tasks.single import MAX_TESTS, MIN_TESTS
@@ -65,6 +65,8 @@ class Proposal:
             at most ``max_inputs``.
         functions: the zwc paths the proposer was asked to use.
         text: the model's whole answer.
+        prompt: the chat prompt it answered (set by the proposer; the training target of the
+            proposer role in SFT self-play is this prompt -> ``text``).
     """
 
     problem: str
@@ -73,6 +75,7 @@ class Proposal:
     inputs: tuple[str, ...]
     functions: tuple[str, ...] = ()
     text: str = ""
+    prompt: tuple[dict[str, str], ...] = field(default=(), compare=False, hash=False)
 
     @property
     def entry_point(self) -> str:

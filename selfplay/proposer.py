@@ -18,6 +18,7 @@ raises ``ProtocolError`` and so does the proposer.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -160,15 +161,7 @@ class Proposer:
     def prompt(self, functions: Sequence[str], example: str, references: Sequence[str] = ()) -> list[dict[str, str]]:
         """The chat prompt for ``functions`` (zwc paths), a rendered worked example and
         rendered reference tasks."""
-        docs = "\n\n".join(f"## {path}\n{trim_doc(self.env.docs.lookup(path).text.strip(), self.config.docs_chars)}"
-                           for path in functions)
-        names = " and ".join(functions)
-        parts = [f"Documentation of {names}:\n\n{docs}",
-                 f"A complete example task, in the exact format to use:\n\n{example}"]
-        if references:
-            parts.append("Tasks that already exist (write a different one):\n\n" + "\n\n".join(references))
-        parts.append(INSTRUCTIONS.format(functions=names, entry=ENTRY, inputs=INPUTS_NAME, min_tests=MIN_TESTS))
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
+        return proposal_prompt(self.env, self.config, functions, example, references)
 
     # -- answers -----------------------------------------------------------------------------
     def parse(self, request: ProposalRequest, text: str) -> Proposal | Rejected:
@@ -181,8 +174,28 @@ class Proposer:
             return []
         answers = self.model.generate([r.prompt for r in requests], n=1, temperature=self.config.temperature,
                                       max_tokens=self.config.max_tokens)
-        return [self.parse(request, completions[0].text) for request, completions in zip(requests, answers,
-                                                                                          strict=True)]
+        return [with_prompt(self.parse(request, completions[0].text), request.prompt)
+                for request, completions in zip(requests, answers, strict=True)]
+
+
+def proposal_prompt(env: ZWCEnv, config: ProposerConfig, functions: Sequence[str], example: str,
+                    references: Sequence[str] = ()) -> list[dict[str, str]]:
+    """The proposal prompt: the docs of ``functions`` (zwc paths), a rendered worked example,
+    rendered reference tasks and the instructions (the teacher's requests carry the same one)."""
+    docs = "\n\n".join(f"## {path}\n{trim_doc(env.docs.lookup(path).text.strip(), config.docs_chars)}"
+                       for path in functions)
+    names = " and ".join(functions)
+    parts = [f"Documentation of {names}:\n\n{docs}",
+             f"A complete example task, in the exact format to use:\n\n{example}"]
+    if references:
+        parts.append("Tasks that already exist (write a different one):\n\n" + "\n\n".join(references))
+    parts.append(INSTRUCTIONS.format(functions=names, entry=ENTRY, inputs=INPUTS_NAME, min_tests=MIN_TESTS))
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def with_prompt(item: Proposal | Rejected, prompt: list[dict[str, str]]) -> Proposal | Rejected:
+    """A parsed proposal with the prompt it answered (what the proposer role trains after)."""
+    return dataclasses.replace(item, prompt=tuple(prompt)) if isinstance(item, Proposal) else item
 
 
 def _rendered(task: Task) -> str | None:

@@ -5,7 +5,11 @@ sampled functions, the validator keeps the sound ones, the model solves them wit
 (the ordinary open-book episode, graded in the sandbox), and the passing solutions are the
 fine-tuning data (``learners.sft_data.passing_samples``, ``learners.sft_train.train_sft``):
 Closed-SFT-self trains them after the prompt *without* the docs, Open-SFT-self after the
-prompt *with* them, as Closed-SFT and Open-SFT do with the train tasks. The next round
+prompt *with* them, as Closed-SFT and Open-SFT do with the train tasks. The round's accepted
+proposals are fine-tuning targets too, after the proposal prompt they answered
+(``proposer_role='train'``, the default): trained on solutions alone, the model answered the
+next round's proposal prompt with a solution and every later round kept nothing. With
+``proposer_role='frozen'`` the starting model proposes in every round instead. The next round
 proposes and solves with the model the last one trained. The paper finds SFT self-play
 internalises the library (Qwen3-8B, single-function: Closed-SFT-self 22.5) where RL
 self-play does not (Absolute-Zero 0.0).
@@ -35,14 +39,16 @@ from typing import Any
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
 from learners.sft import base_model_path
-from learners.sft_data import CollectReport, passing_samples
+from learners.sft_data import CollectReport, SFTSample, passing_samples
 from learners.sft_train import SFTSettings, return_memory, train_sft
 from sebench.errors import SebenchError, SettingError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
 from selfplay.proposer import ProposerConfig
 from selfplay.teacher import make_proposer
+from selfplay.validate import Accepted
 
 SETTINGS_FILE = "selfplay.json"
+PROPOSER_ROLES = ("train", "frozen")
 _RUN_FILES = ("rounds.jsonl", "rounds.png")  # and buffer-*.jsonl: copied beside a saved state
 
 
@@ -73,10 +79,16 @@ class SFTSelfConfig(ParametricConfig):
     proposal_max_tokens: int = setting(640, "The longest proposal answer (a worked example is ~300 tokens).")
     proposal_temperature: float = setting(0.8, "The proposer's sampling temperature (diversity of the tasks).")
     proposal_seed: int = setting(0, "Seed of the proposer's sampling of functions, examples and references.")
+    proposer_role: str = setting("train", "train: each round's accepted proposals are fine-tuning targets too (the "
+                                          "proposal prompt, docs and all, -> the proposal), so the model keeps "
+                                          "proposing round after round; frozen: the starting model proposes in "
+                                          "every round, the trained one only solves.")
     train: SFTSettings = field(default_factory=SFTSettings)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.proposer_role not in PROPOSER_ROLES:
+            raise SettingError(f"proposer_role must be one of {', '.join(PROPOSER_ROLES)}, got {self.proposer_role!r}")
         for name in ("rounds", "proposals", "samples"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -158,7 +170,12 @@ class _SFTSelfLearner(RunDirectories):
 
         def proposer(number: int):
             spec = self.config.proposer_model
-            if spec in (None, "self"):
+            if spec in (None, "self") and self.config.proposer_role == "frozen":  # the starting model, kept
+                if "frozen" not in backends:
+                    backends["frozen"] = TransformersModel(base, name=f"{agent.name} (frozen proposer)",
+                                                           dtype=agent.dtype)
+                model = backends["frozen"]
+            elif spec in (None, "self"):
                 model = agent.model
             elif spec == "reference":
                 model = spec
@@ -195,10 +212,12 @@ class _SFTSelfLearner(RunDirectories):
 
         collected = CollectReport(tasks=len(work.tasks), source=work.solver)
         samples = [s for task in work.tasks for s in passing_samples(task, work.attempts[task.task_id], env, collected)]
-        if not samples:
-            return {"kept": 0, "trained": False, "model": None}
-        data = work.directory / "trajectories.jsonl"
-        data.write_text("".join(s.model_dump_json() + "\n" for s in samples))
+        proposals = proposer_targets(work) if self.config.proposer_role == "train" else []
+        if not samples and not proposals:
+            return {"kept": 0, "proposer_targets": 0, "trained": False, "model": None}
+        (work.directory / "trajectories.jsonl").write_text("".join(s.model_dump_json() + "\n" for s in samples))
+        data = work.directory / "sft_data.jsonl"  # the solver role's samples, then the proposer role's
+        data.write_text("".join(s.model_dump_json() + "\n" for s in [*samples, *proposals]))
         _prune(self.state_dir, keep=Path(state["model"]))  # models of rounds before the last finished one
         if agent.unload_model():  # the trainer loads its own copy
             return_memory()
@@ -208,7 +227,8 @@ class _SFTSelfLearner(RunDirectories):
             shutil.rmtree(checkpoint, ignore_errors=True)
         state["model"] = out
         agent.model = TransformersModel(out, name=state["label"], dtype=agent.dtype)
-        return {"kept": len(samples), "trained": True, "model": str(out), "steps": result.steps,
+        return {"kept": len(samples), "proposer_targets": len(proposals), "trained": True, "model": str(out),
+                "steps": result.steps,
                 "train_samples": result.samples, "first_loss": result.first_loss, "last_loss": result.last_loss,
                 "train_seconds": result.seconds}
 
@@ -268,6 +288,22 @@ class _SFTSelfLearner(RunDirectories):
         self.config = SFTSelfConfig(**config)
         self.config.model_dir = state["model_dir"]
         self.base_model, self.rounds = state["base_model"], state["rounds"]
+
+
+def proposer_targets(work: Round) -> list[SFTSample]:
+    """The proposer role's training targets: each accepted proposal after the prompt it answered
+    (the same prompt for both variants: proposing always reads the docs). Without them a model
+    fine-tuned on solutions only answers the next round's proposal prompt with a solution."""
+    targets, seen = [], set()
+    for result in work.results:
+        if not isinstance(result, Accepted) or not result.proposal.prompt or result.task.task_id in seen:
+            continue
+        seen.add(result.task.task_id)
+        prompt = [dict(m) for m in result.proposal.prompt]
+        targets.append(SFTSample(task_id=result.task.task_id, functions=list(result.task.selected_functions),
+                                 sample=-1, prompt_open=prompt, prompt_closed=prompt,
+                                 completion=result.proposal.text, source=work.proposer))
+    return targets
 
 
 def _round_summary(record) -> str:

@@ -26,7 +26,7 @@ from agents.models import Model
 from envs.zwc import Task, ZWCEnv
 from sebench.errors import DataError, SettingError
 from selfplay.proposal import Proposal, parse_proposal, render_task
-from selfplay.proposer import ProposalRequest, Proposer, ProposerConfig
+from selfplay.proposer import ProposalRequest, Proposer, ProposerConfig, proposal_prompt, with_prompt
 from selfplay.reasons import Rejected
 
 TEACHER = "reference"  # the --proposer-model name that picks the teacher
@@ -81,7 +81,13 @@ class TeacherProposer:
         requests = []
         for function in order[:count]:
             task, _ = rng.choice(self.by_function[function])
-            requests.append(ProposalRequest(prompt=[], functions=(function,), example=task.task_id))
+            # the prompt a model would be asked with (a worked example of another task where there is one):
+            # what the proposer role of SFT self-play trains after
+            others = [text for f, pairs in self.by_function.items() if f != function for t, text in pairs
+                      if t.task_id != task.task_id]
+            shown = others[0] if others else self.by_function[function][0][1]
+            requests.append(ProposalRequest(prompt=proposal_prompt(self.env, self.config, (function,), shown),
+                                            functions=(function,), example=task.task_id))
         return requests
 
     def answer(self, request: ProposalRequest) -> str:
@@ -90,7 +96,8 @@ class TeacherProposer:
 
     def propose(self, count: int, references: Sequence[Task] = (), round: int = 0) -> list[Proposal | Rejected]:
         """``count`` proposals, parsed as a model's answers are."""
-        return [parse_proposal(self.answer(r), functions=r.functions) for r in self.requests(count, references, round)]
+        return [with_prompt(parse_proposal(self.answer(r), functions=r.functions), r.prompt)
+                for r in self.requests(count, references, round)]
 
 
 def _rendered(task: Task) -> str | None:
