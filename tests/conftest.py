@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pickle
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +24,22 @@ os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // _WO
 # official format, quirks included (a right_exe_result that disagrees with test_cases' outputs),
 # which no builder of ours can stand in for. Everything else official is written at test time.
 SAMPLE_TASKS = Path(__file__).resolve().parent / "data" / "official_sample_single_test.jsonl"
+
+
+def shared_build(tmp_path_factory, name: str, make: Callable[[Path], Any]) -> tuple[Path, Any]:
+    """``make(root)`` run once for the whole test run, whatever the number of xdist workers: they
+    share ``pytest-N/`` (the parent of each worker's base directory), and a worker that needs a build
+    another is making waits on its lock instead of making it again. Returns the directory and what
+    ``make`` returned (pickled beside it). For builds the tests only read."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root, done = shared / name, shared / f"{name}.result.pickle"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(root, ignore_errors=True)
+            done.write_bytes(pickle.dumps(make(root)))
+    return root, pickle.loads(done.read_bytes())
 
 
 @pytest.fixture(scope="session")
@@ -94,8 +115,11 @@ def task_env(tmp_path_factory):
     from envs.zwc.names import Mapping
     from envs.zwc.tasks import build_tasks
 
-    root = build_directory(Mapping.generate(11), tmp_path_factory.mktemp("agents-zwc"))
-    build_tasks(root, seed=11, per_function=1, multi=12, workers=2)
+    def make(root: Path) -> None:
+        build_directory(Mapping.generate(11), root)
+        build_tasks(root, seed=11, per_function=1, multi=12, workers=2)
+
+    root, _ = shared_build(tmp_path_factory, "agents-zwc", make)  # read only: one build for every worker
     env = ZWCEnv.load(root, workers=2)
     yield env
     env.close()

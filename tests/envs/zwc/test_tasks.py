@@ -1,14 +1,10 @@
 """Generated task sets: coverage, size, verification, discrimination, clean texts, split hygiene, determinism."""
 
 import ast
-import fcntl
 import hashlib
 import json
-import os
-import pickle
 import random
 import re
-import shutil
 
 import pytest
 
@@ -22,6 +18,7 @@ from envs.zwc.tasks.hygiene import NEAR_DUPLICATE, Guard, audit, task_input_keys
 from envs.zwc.tasks.single import IDENTITY_BY_DEFINITION
 from envs.zwc.translate import translate_numpy
 from memory import Embedder
+from tests.conftest import shared_build
 
 ALL_FUNCTIONS = {e.numpy[len("numpy."):] for e in CATALOGUE}
 SPLITS = ("train", "single_test", "multiple_test")
@@ -29,23 +26,18 @@ SPLITS = ("train", "single_test", "multiple_test")
 
 @pytest.fixture(scope="session")
 def full_builds(tmp_path_factory):
-    """Each seed's full build, made once for the whole run: under xdist the workers share one
-    directory (``pytest-N/``), and a worker that needs a seed another is building waits on its lock
-    instead of building it again (~75 s each; xdist spread these tests over both workers)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    """Each seed's full build (~75 s), made once for the whole run (``shared_build``: xdist spread
+    these tests over both workers, and each built both seeds)."""
     made: dict[int, tuple] = {}
 
     def get(seed: int) -> tuple:
         if seed not in made:
-            root, done = shared / f"tasks-seed{seed}", shared / f"tasks-seed{seed}.report.pickle"
-            with open(shared / f"tasks-seed{seed}.lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                if not done.is_file():
-                    shutil.rmtree(root, ignore_errors=True)
-                    build_directory(Mapping.generate(seed), root)
-                    done.write_bytes(pickle.dumps(build_tasks(root, seed=seed, workers=2)))
-            made[seed] = (ZWCEnv.load(root, workers=2), pickle.loads(done.read_bytes()))
+            def make(root):
+                build_directory(Mapping.generate(seed), root)
+                return build_tasks(root, seed=seed, workers=2)
+
+            root, report = shared_build(tmp_path_factory, f"tasks-seed{seed}", make)
+            made[seed] = (ZWCEnv.load(root, workers=2), report)
         return made[seed]
 
     yield get
