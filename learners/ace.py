@@ -11,9 +11,11 @@ On failure, reflect-then-retry rounds (default 3) stop once correct.
 Offline mode (``evolve``): epochs over the train slice, the best playbook on a held-out
 validation slice (closed-book pass rate) kept. Online mode (``online=True``): each *test*
 episode seen by ``observe`` also updates the playbook — it sees test feedback, so report it
-apart from offline numbers. Every sample of one test task sees the playbook as it was when
-the first of them asked, so the n samples behind pass@k stay independent of each other (a
-later task sees what the earlier ones taught).
+apart from offline numbers. The samples of one test task that are under way together see the
+playbook as it was when the first of them asked, so the n samples behind pass@k stay
+independent of each other (evaluation starts a task's samples together; a sample started after
+all earlier ones of its task finished, as with n above the agent's concurrency, sees their
+updates); a later task, or a later evaluation, sees what the earlier ones taught.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class AceLearner:
         self._model = None
         self._embedder = None
         self._lock = threading.RLock()
-        self._shown: dict[str, str] = {}  # online: the playbook each test task's samples see
+        self._shown: dict[str, list] = {}  # online: task -> [the playbook its samples see, samples under way]
 
     @property
     def playbook(self) -> Playbook:
@@ -102,7 +104,9 @@ class AceLearner:
         with self._lock:
             rendered = self.playbook_state.render()
             if self.config.online and obs.phase == "test":  # sample s+1 must not see what sample s taught
-                rendered = self._shown.setdefault(obs.task_id, rendered)
+                shown = self._shown.setdefault(obs.task_id, [rendered, 0])
+                shown[1] += 1
+                rendered = shown[0]
         if rendered:
             parts.append("Playbook (cite the ids of the bullets you use, like [str-00001]):\n" + rendered)
         note = self.retry_notes.get(obs.task_id)
@@ -114,6 +118,12 @@ class AceLearner:
         if self.config.online and trajectory.phase == "test" and self._model is not None:
             self.update(trajectory)
             self.online_updates += 1
+        with self._lock:
+            shown = self._shown.get(trajectory.task_id)
+            if shown is not None and trajectory.phase == "test":
+                shown[1] -= 1
+                if shown[1] <= 0:  # every sample that saw this snapshot is done: the next run sees the playbook
+                    del self._shown[trajectory.task_id]
 
     def bind(self, model) -> None:
         """The model that plays Reflector and Curator (the agent's, by default)."""

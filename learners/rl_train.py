@@ -337,8 +337,9 @@ def _trainer_class():
 
             output = super()._generate_and_score_completions(inputs)
             rewards = self.verdict_reward.last
-            if self.advantage_kind == "binary":
-                output["advantages"] = torch.tensor(rewards, dtype=output["advantages"].dtype,
+            if self.advantage_kind == "binary":  # a reward of None (a grader fault) is no reward: A = 0
+                output["advantages"] = torch.tensor([0.0 if r is None else r for r in rewards],
+                                                    dtype=output["advantages"].dtype,
                                                     device=output["advantages"].device)
             elif self.advantage_kind == "task-relative":
                 advantages = task_relative_advantages(rewards, self.verdict_reward.last_keys)

@@ -231,7 +231,7 @@ class AZRRollout:
         real = [items[i // size].prompt for i in rows]
         texts = [""] * len(rows)
         scratch = {"prompt": [None] * len(rows), "completion": [None] * len(rows), "logprobs": [None] * len(rows)}
-        self._generate(trainer, rows, real, texts, scratch, [True] * len(rows))
+        self._generate(trainer, rows, real, texts, scratch)
         graded = grade_many(self.env, [items[i // size] for i in rows], texts)
         # a grader fault is no outcome: left out (a program with none left earns nothing and is not kept)
         return {key: [graded[n * size + j].passed for j in range(size) if not graded[n * size + j].fault]
@@ -239,7 +239,7 @@ class AZRRollout:
 
     @staticmethod
     def _generate(trainer, rows: list[int], real: list, texts: list[str], ids: dict[str, list],
-                  finished: list[bool]) -> None:
+                  finished: list[bool] | None = None) -> None:
         """Generate one completion for each row in ``rows`` (groups of num_generations copies of
         one prompt) through the trainer's own generation path; fill ids, texts and whether each
         ended by itself (an end-of-turn token before the cap) in place."""
@@ -252,7 +252,8 @@ class AZRRollout:
             ids["prompt"][i], ids["completion"][i] = prompt_ids[n], completion_ids[n]
             ids["logprobs"][i] = logprobs[n] if logprobs is not None else None
             texts[i] = decoded[n]
-            finished[i] = bool(completion_ids[n]) and completion_ids[n][-1] in _end_tokens(trainer)
+            if finished is not None:  # trl's own end ids: the tokenizer's and every one the model declares
+                finished[i] = bool(completion_ids[n]) and completion_ids[n][-1] in trainer.eos_token_ids
 
     def _say(self, text: str) -> None:
         if self.say is not None:
@@ -313,15 +314,6 @@ def cut_off(parsed, finished: bool, cap: int):
         return parsed
     return Rejected(Reason.TRUNCATED, f"the answer reached the cap of {cap} tokens before it ended "
                     f"({parsed.reason.value} where it was cut)", parsed.text, parsed.functions)
-
-
-def _end_tokens(trainer) -> set[int]:
-    """The ids that end a completion: the tokenizer's end-of-sequence and the generation config's."""
-    tokenizer = trainer.processing_class
-    ends = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
-    configured = getattr(getattr(trainer.model, "generation_config", None), "eos_token_id", None)
-    ends |= set(configured) if isinstance(configured, list) else {configured} if configured is not None else set()
-    return ends
 
 
 def _mean(values: list) -> float | None:

@@ -18,10 +18,9 @@ raises ``ProtocolError`` and so does the proposer.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agents.models import Model, load_model
 from envs.zwc import Task, ZWCEnv, ZWCEnvError
@@ -195,7 +194,7 @@ def proposal_prompt(env: ZWCEnv, config: ProposerConfig, functions: Sequence[str
 
 def with_prompt(item: Proposal | Rejected, prompt: list[dict[str, str]]) -> Proposal | Rejected:
     """A parsed proposal with the prompt it answered (what the proposer role trains after)."""
-    return dataclasses.replace(item, prompt=tuple(prompt)) if isinstance(item, Proposal) else item
+    return replace(item, prompt=tuple(prompt)) if isinstance(item, Proposal) else item
 
 
 def _rendered(task: Task) -> str | None:

@@ -83,9 +83,8 @@ class TeacherProposer:
             task, _ = rng.choice(self.by_function[function])
             # the prompt a model would be asked with (a worked example of another task where there is one):
             # what the proposer role of SFT self-play trains after
-            others = [text for f, pairs in self.by_function.items() if f != function for t, text in pairs
-                      if t.task_id != task.task_id]
-            shown = others[0] if others else self.by_function[function][0][1]
+            shown = next((text for f, pairs in self.by_function.items() if f != function for t, text in pairs
+                          if t.task_id != task.task_id), self.by_function[function][0][1])
             requests.append(ProposalRequest(prompt=proposal_prompt(self.env, self.config, (function,), shown),
                                             functions=(function,), example=task.task_id))
         return requests

@@ -7,7 +7,7 @@ command, a removed option or a value of the wrong type fails here before a reade
 Checked:
 - README.md has at most 150 lines, opens with `# sebench` and then one bash block holding exactly
   `make demo` and `make test` (comments allowed);
-- no line of README.md or of any docs/**/*.md mentions `../shared` (a user's clone has none);
+- no tracked file names the `shared` folder beside the clone (a user's clone has none);
 - every python block of README.md compiles;
 - every `sebench` line of a bash block (README.md and docs/**/*.md) and every `sebench …` command
   in backticks in README.md's tables parses: the sub-command chain resolves (group -> command by
@@ -19,6 +19,7 @@ Checked:
 
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -120,10 +121,28 @@ def test_the_first_block_is_exactly_make_demo_and_make_test():
     assert _shell_commands(first.group(2)) == [["make", "demo"], ["make", "test"]]
 
 
-@pytest.mark.parametrize("path", [README, *PAGES], ids=lambda p: str(p.relative_to(ROOT)))
-def test_nothing_refers_to_a_shared_folder_beside_the_clone(path):
-    hits = [f"{n}: {line}" for n, line in enumerate(path.read_text().splitlines(), 1) if "../shared" in line]
-    assert not hits, "a user's clone has no ../shared; official files are inputs passed by path:\n" + "\n".join(hits)
+BESIDE_THE_CLONE = "/".join(("..", "shared"))  # spelled in parts, so this file does not name it either
+
+
+def test_nothing_refers_to_a_shared_folder_beside_the_clone():
+    """Every tracked text file (code, docs, Makefile, settings), this one included."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=False)
+    if listed.returncode == 0:
+        names = listed.stdout.splitlines()
+    else:  # not a git checkout (an unpacked archive): every file outside hidden folders and the venv
+        names = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+                 if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)]
+    hits = []
+    for name in names:
+        path = ROOT / name
+        if not path.is_file() or path.suffix not in {".py", ".md", ".toml", ".cfg", ".txt", ".json", ".yml", ""}:
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        hits += [f"{name}:{n}: {line}" for n, line in enumerate(text.splitlines(), 1) if BESIDE_THE_CLONE in line]
+    assert not hits, "a user's clone has no such folder; official files are inputs passed by path:\n" + "\n".join(hits)
 
 
 def test_every_python_block_of_the_readme_compiles():

@@ -34,6 +34,9 @@ def test_every_sample_of_one_test_task_sees_the_same_playbook_online(task_env):
     agent.run_episodes(task_env, [(second, 0)], phase="test", mode="closed")
     later = generator.seen[None][3]
     assert all(lesson in later for lesson in lessons)
+    agent.run_episodes(task_env, [(first, 0)], phase="test", mode="closed")  # the same task, evaluated again
+    again = generator.seen[None][4]
+    assert all(lesson in again for lesson in lessons)  # its samples were all done: no stale snapshot
 
 
 def test_bullet_ids_round_trip_for_any_section_name():
