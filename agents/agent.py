@@ -25,6 +25,7 @@ from agents.batching import DynamicBatcher
 from agents.learner import EvolveReport, Learner, set_limit
 from agents.models import DEFAULT_MODEL, Model, load_model, release_model
 from agents.models.dtype import check_dtype, resolve_dtype
+from agents.models.local_model import LocalModel, check_engine, fast_engine
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.seeding import DEFAULT_SEED, derive_seed
 from agents.trajectory import Trajectory
@@ -61,6 +62,9 @@ class Agent:
         temperature, max_tokens: sampling settings; sampled runs (n > 1) use ``sample_temperature``.
         concurrency: episodes in flight at once (the batch the model sees).
         dtype: ``auto`` | ``bfloat16`` | ``float32``, for a model loaded by name (``agents.models.dtype``).
+        engine: what generates for a model loaded by name or directory (``agents.models.local_model``):
+            ``auto`` (CTranslate2 for greedy answers where installed, transformers for seeded
+            sampling), ``transformers``, ``ct2-int8`` or ``ct2-float32``.
         seed: the run seed every sampled answer's seed derives from (``agents.seeding``: run, task,
             sample, turn), on backends that seed per prompt: the same seed gives the same samples.
     """
@@ -68,11 +72,11 @@ class Agent:
     def __init__(self, model: str | Model = DEFAULT_MODEL, learner: Learner | None = None, *,
                  max_turns: int = 1, max_searches: int = 3, temperature: float = 0.0,
                  sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32,
-                 dtype: str = "auto", seed: int = DEFAULT_SEED):
+                 dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto"):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
             raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
-        self.model_spec, self.dtype = model, check_dtype(dtype)
+        self.model_spec, self.dtype, self.engine = model, check_dtype(dtype), check_engine(engine)
         self._model: Model | None = model if not isinstance(model, str) else None
         self._loaded = False  # whether self._model came from load_model (then close() gives it back)
         self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
@@ -82,6 +86,8 @@ class Agent:
         self.max_tokens, self.concurrency = max_tokens, concurrency
         self.seed = int(seed)
         self._batcher: DynamicBatcher | None = None
+        self._batched: Model | None = None  # the model the batcher was made for (agent.model)
+        self._fast: LocalModel | None = None  # agent.model behind self.engine's switch, when it has one
         self._graph = self._build_graph()
 
     # -- the model ------------------------------------------------------------------------
@@ -119,9 +125,7 @@ class Agent:
         self._let_go()
 
     def _let_go(self) -> None:
-        if self._batcher is not None:
-            self._batcher.close()
-            self._batcher = None
+        self._close_batcher()
         if self._model is not None and self._loaded:
             release_model(self._model)
         self._model, self._loaded = None, False
@@ -154,16 +158,43 @@ class Agent:
             return None
         return resolve_dtype(self.dtype)
 
+    def engine_for(self, temperature: float) -> str | None:
+        """The engine that answers at ``temperature`` (``transformers``, ``ct2-int8`` ...), recorded in
+        every result's config; None for backends whose engine is not ours (reference, remote)."""
+        model = self._model
+        if model is None:
+            spec = str(self.model_spec)
+            if spec == "reference" or spec.startswith(("openai:", "vllm:")):
+                return None
+            model = self.model  # a local model: which engine answers depends on where it runs
+        fast = self._fast if self._fast is not None and self._batched is model else fast_engine(model, self.engine)
+        if fast is not None:
+            return fast.engine_for(temperature)
+        if type(model).__name__ == "TransformersModel":
+            return "transformers"
+        return getattr(model, "engine", None)
+
     @property
     def name(self) -> str:
         return self.model_spec if isinstance(self.model_spec, str) else self.model_spec.name
 
     def _generator(self) -> DynamicBatcher:
-        if self._batcher is None or self._batcher.model is not self.model:
-            if self._batcher is not None:
-                self._batcher.close()
-            self._batcher = DynamicBatcher(self.model, max_batch=self.concurrency)
+        """The batcher every episode generates through: over ``agent.model``, or over it behind
+        ``engine``'s switch (``fast_engine``: CTranslate2 for greedy answers on a CPU model)."""
+        model = self.model
+        if self._batcher is None or self._batched is not model:
+            self._close_batcher()
+            self._fast = fast_engine(model, self.engine)
+            self._batcher = DynamicBatcher(self._fast or model, max_batch=self.concurrency)
+            self._batched = model
         return self._batcher
+
+    def _close_batcher(self) -> None:
+        if self._batcher is not None:
+            self._batcher.close()
+        if self._fast is not None:
+            self._fast.close()  # its CTranslate2 weights; agent.model itself is not its to free
+        self._batcher = self._batched = self._fast = None
 
     # -- the graph ------------------------------------------------------------------------
     def _build_graph(self):

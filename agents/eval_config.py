@@ -81,7 +81,8 @@ def outcome_code_sha256() -> str:
 def eval_config(agent: Agent, env: ZWCEnv, *, split: str, mode: str, n: int, limit: int | None,
                 functions: list[str] | None, temperature: float, code_version: str) -> dict:
     """Everything that decides what a result record means, as JSON values."""
-    return {"split": split, "mode": mode, "model": agent.name, "dtype": agent.weights_dtype,
+    engine = agent.engine_for(temperature)
+    return {"split": split, "mode": mode, "model": agent.name, "dtype": agent.weights_dtype, "engine": engine,
             "n": n, "limit": limit, "temperature": temperature, "seed": getattr(agent, "seed", None),
             "max_tokens": agent.max_tokens,
             "max_turns": agent.max_turns,

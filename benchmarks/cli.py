@@ -42,6 +42,9 @@ Usage = Literal["standard", "strict"]  # envs.zwc.env.USAGES, spelled here to ke
 USAGE_HELP = ("How a pass must use the library: standard (a catalogued zwc function runs in every test) or strict "
               "(single-function tasks must also run their own function).")
 Dtype = Literal["auto", "bfloat16", "float32"]  # agents.models.dtype.DTYPES
+Engine = Literal["auto", "transformers", "ct2-int8", "ct2-float32"]  # agents.models.local_model.ENGINES
+ENGINE_HELP = ("What generates for a local model: auto (CTranslate2 int8 for greedy answers where ctranslate2 is "
+               "installed, transformers for seeded sampling), transformers, ct2-int8 or ct2-float32.")
 DTYPE_HELP = ("Weights / compute type of local models: auto (bfloat16 where the CPU has AMX or AVX-512-BF16 or the "
               "GPU supports it, else float32), bfloat16 or float32.")
 
@@ -264,6 +267,7 @@ def eval_command(
     run: Path | None = typer.Option(None, "--run", help="A run written by `sebench evolve` (or compare): "
                                     "evaluates its learner, memory or weights."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
+    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
     mode: str = typer.Option("closed", "--mode", help="closed | open | search | numpy"),
     n: int = typer.Option(5, "--n", help="Samples per task (pass@k for every k <= n)."),
     out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
@@ -282,12 +286,12 @@ def eval_command(
 
     if run is not None:
         agent = load_run(run, model=model, max_tokens=max_tokens, max_turns=max_turns,
-                         dtype=None if dtype == "auto" else dtype)
+                         dtype=None if dtype == "auto" else dtype, engine=engine)
         out = out or run / f"results-{split}-{mode}.jsonl"
         agent.seed = seed
     else:
         agent = Agent(model=model or "smollm2-135m", max_tokens=max_tokens, max_turns=max_turns, dtype=dtype,
-                      seed=seed)
+                      seed=seed, engine=engine)
     env = _load_env(zwc, usage)
     try:
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
@@ -304,6 +308,7 @@ def validate_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
     model: str = typer.Option("smollm2-135m", "--model", help="The model under test."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
+    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
     split: str = typer.Option("single_test", "--split"),
     limit: int = typer.Option(20, "--limit", help="Tasks per run."),
     max_tokens: int = typer.Option(256, "--max-tokens"),
@@ -316,7 +321,8 @@ def validate_command(
 
     env = _load_env(zwc, usage)
     try:
-        result = validate(env, Agent(model=model, max_tokens=max_tokens, dtype=dtype), split=split, limit=limit,
+        result = validate(env, Agent(model=model, max_tokens=max_tokens, dtype=dtype, engine=engine), split=split,
+                          limit=limit,
                           out_dir=out or zwc / "validate")
     finally:
         env.close()
@@ -389,6 +395,7 @@ def probe_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build (its mapping is what is asked)."),
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory (e.g. RUN/model)."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
+    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
     out: Path | None = typer.Option(None, "--out", help="JSON with recall and every answer."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N catalogued functions."),
     max_tokens: int = typer.Option(40, "--max-tokens"),
@@ -402,7 +409,7 @@ def probe_command(
         console.print(f"[red]error:[/red] {zwc}: not a ZWC build (no mapping.json)")
         raise typer.Exit(2)
     with console.status(f"asking {model}…"):
-        report = probe(load_model(model, dtype=dtype), Mapping.load(zwc / "mapping.json"), limit=limit,
+        report = probe(load_model(model, dtype=dtype, engine=engine), Mapping.load(zwc / "mapping.json"), limit=limit,
                        max_tokens=max_tokens)
     if out is not None:
         report.write(out)
@@ -535,6 +542,8 @@ def rl_compare_command(
 def serve_command(
     model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
+    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP + " auto streams through transformers' "
+                                  "continuous batching; ct2-* answer whole."),
     port: int = typer.Option(8000, "--port"),
     host: str = typer.Option("127.0.0.1", "--host"),
     served_model_name: list[str] | None = typer.Option(
@@ -547,7 +556,7 @@ def serve_command(
     from agents.models import load_model
     from agents.models.serve import make_server
 
-    backend = load_model(model, dtype=dtype)
+    backend = load_model(model, dtype=dtype, engine=engine)
     names = served_model_name or [backend.name, model, *([Path(model).name] if Path(model).is_dir() else [])]
     server = make_server(backend, host, port, served_names=names, max_model_len=max_model_len,
                          max_num_seqs=max_num_seqs)

@@ -148,7 +148,8 @@ def gathering_agent(agent, gather_model: str | None, learner: Learner | None = N
 
     own = gather_model in (None, "self")
     settings = {"max_tokens": agent.max_tokens, "max_turns": agent.max_turns, "concurrency": agent.concurrency,
-                "sample_temperature": agent.sample_temperature, "dtype": agent.dtype, **overrides}
+                "sample_temperature": agent.sample_temperature, "dtype": agent.dtype,
+                "engine": getattr(agent, "engine", "auto"), **overrides}
     return Agent(model=agent.model if own else gather_model, learner=learner, **settings)
 
 

@@ -4,6 +4,10 @@
 offline, fast), ``reference`` (needs ``tasks`` and ``mapping``), a local model directory,
 ``vllm:<model>``, ``openai:<base_url>#<model>``. ``dtype`` (``auto`` | ``bfloat16`` |
 ``float32``) picks the weights' type of local backends; a remote server keeps its own.
+``engine`` (``local_model.ENGINES``) picks what generates for a local model: ``transformers``
+(``load_model``'s default: a ``TransformersModel``, the torch module at hand), or ``auto``
+(``Agent``'s and the commands' default: CTranslate2 for greedy answers where it is installed,
+transformers for seeded sampling), ``ct2-int8``, ``ct2-float32``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from agents.models.base import Model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.errors import UnknownModelError
+from agents.models.local_model import check_engine, resolve_engine
 
 Factory = Callable[..., Model]
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"  # Agent()'s model: the capable embedded one
@@ -24,25 +29,27 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"  # Agent()'s model: the capable embedded on
 class ModelRegistry:
     def __init__(self) -> None:
         self._named: dict[str, Factory] = {}
-        self._cache: dict[tuple[str, str], Model] = {}  # (name, resolved dtype) -> model
-        self._users: dict[tuple[str, str], int] = {}  # loads not yet released, per cached model
+        self._cache: dict[tuple[str, str, str], Model] = {}  # (name, resolved dtype, engine) -> model
+        self._users: dict[tuple[str, str, str], int] = {}  # loads not yet released, per cached model
         self._lock = threading.Lock()  # two threads asking at once get one model
 
     def register(self, name: str, factory: Factory) -> None:
         self._named[name] = factory
 
-    def load(self, name: str, *, cache: bool = True, dtype: str = "auto", **kwargs: Any) -> Model:
-        """The backend for ``name``; embedded models are loaded once per process and dtype."""
+    def load(self, name: str, *, cache: bool = True, dtype: str = "auto", engine: str = "transformers",
+             **kwargs: Any) -> Model:
+        """The backend for ``name``; embedded models are loaded once per process, dtype and engine."""
         check_dtype(dtype)
+        engine = resolve_engine(check_engine(engine))
         if name in self._named:
             if name == "reference":  # answers known tasks: no weights, no dtype, nothing to cache
                 return self._named[name](**kwargs)
             if not cache:
-                return self._named[name](dtype=dtype, **kwargs)
-            key = (name, resolve_dtype(dtype, kwargs.get("device")))  # auto and what it means share one
+                return self._named[name](dtype=dtype, engine=engine, **kwargs)
+            key = (name, resolve_dtype(dtype, kwargs.get("device")), engine)  # auto and what it means share one
             with self._lock:
                 if key not in self._cache:
-                    self._cache[key] = self._named[name](dtype=dtype, **kwargs)
+                    self._cache[key] = self._named[name](dtype=dtype, engine=engine, **kwargs)
                 self._users[key] = self._users.get(key, 0) + 1
                 return self._cache[key]
         if name.startswith("vllm:"):
@@ -60,9 +67,7 @@ class ModelRegistry:
                                         "e.g. openai:http://127.0.0.1:8000/v1#smollm2-135m")
             return OpenAIModel(url, model, **kwargs)
         if Path(name).is_dir():
-            from agents.models.transformers_model import TransformersModel
-
-            return TransformersModel(name, dtype=dtype, **kwargs)
+            return local_model(name, dtype=dtype, engine=engine, **kwargs)
         raise UnknownModelError(f"unknown model {name!r}; use one of {', '.join(sorted(self._named))}, "
                                 "a model directory, vllm:<model> or openai:<base_url>#<model>")
 
@@ -82,16 +87,29 @@ class ModelRegistry:
             return True
 
     def cached(self) -> list[tuple[str, str]]:
-        """The (name, dtype) of every model held now."""
+        """The (name, dtype) of every model held now (one entry per engine it is held on)."""
         with self._lock:
-            return sorted(self._cache)
+            return sorted((name, dtype) for name, dtype, _engine in self._cache)
+
+
+def local_model(path: str | Path, *, name: str | None = None, dtype: str = "auto", engine: str = "transformers",
+                **kwargs: Any) -> Model:
+    """A model directory on ``engine``: a ``TransformersModel`` for ``transformers`` (or ``auto``
+    without ctranslate2), else a ``LocalModel`` that loads each engine on first use."""
+    if resolve_engine(engine) == "transformers":
+        from agents.models.transformers_model import TransformersModel
+
+        return TransformersModel(path, name=name, dtype=dtype, **kwargs)
+    from agents.models.local_model import LocalModel
+
+    return LocalModel(path, name=name, engine=engine, dtype=dtype, **kwargs)
 
 
 def _embedded(name: str) -> Factory:
     def load(**kwargs: Any) -> Model:
-        from agents.models.transformers_model import load_embedded
+        from agents.models.embedded import embedded_directory
 
-        return load_embedded(name, **kwargs)
+        return local_model(embedded_directory(name), name=name, **kwargs)
 
     return load
 

@@ -108,6 +108,10 @@ class ChatService:
     def __init__(self, model: Model, served_names: list[str], max_num_seqs: int = 16,
                  max_model_len: int | None = None, continuous: bool = True):
         self.model = model
+        if getattr(model, "engine", None) == "auto" and callable(getattr(model, "transformers", None)):
+            model = model.transformers()  # a LocalModel: streaming needs the torch engine's steps
+        elif str(getattr(model, "engine", "")).startswith("ct2"):
+            continuous = False  # CTranslate2 answers whole (the dynamic batcher)
         self.served = list(dict.fromkeys(served_names)) or [model.name]
         self.engine = None
         self.batcher = None

@@ -46,10 +46,22 @@ class TransformersModel:
         self.dtype = resolve_dtype(dtype, self.device)
         self.model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype(self.dtype)).to(self.device)
         self.model.eval()
+        self._loaded_stamp = self.weights_stamp()  # the weights as read from self.path
         self.batch_size = batch_size
         self._lock = threading.Lock()  # one forward pass at a time; batching happens inside
 
     supports_seeds = True  # each prompt's samples draw from generators of their own (agents.seeding)
+
+    def weights_stamp(self) -> tuple:
+        """Each parameter's and buffer's storage and in-place version counter: changes when an
+        optimiser step, a ``copy_`` or a ``.data`` swap touches any of them (no bytes are hashed)."""
+        tensors = [*self.model.named_parameters(), *self.model.named_buffers()]
+        return tuple((name, t.data_ptr(), t._version, tuple(t.shape)) for name, t in tensors)
+
+    def matches_directory(self) -> bool:
+        """Whether the weights in memory are still the ones read from ``self.path``: what another
+        engine converting that directory may rely on (``local_model``)."""
+        return self.weights_stamp() == self._loaded_stamp
 
     def generate(self, prompts: list[Messages], *, n: int = 1, temperature: float = 0.0,
                  max_tokens: int = 512, stop: list[str] | None = None,
@@ -139,9 +151,3 @@ class RowSampler:
         out = torch.full_like(scores, float("-inf"))
         return out.scatter_(1, chosen[:, None], 0.0)
 
-
-def load_embedded(name: str, **kwargs) -> TransformersModel:
-    """An embedded model by name (``smollm2-135m``, ``qwen2.5-coder-0.5b``), from its cached directory."""
-    from agents.models.embedded import embedded_directory
-
-    return TransformersModel(embedded_directory(name), name=name, **kwargs)
