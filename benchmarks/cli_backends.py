@@ -3,6 +3,7 @@
     sebench check-backend memory chroma                         # one of memory.conformance.SHIPPED
     sebench check-backend memory my_package.stores:make_store   # factory(path, embedder) -> store
     sebench check-backend model smollm2-135m                    # anything load_model accepts
+    sebench check-backend model smollm2-135m --engine ct2-int8  # on another engine (local models)
     sebench check-backend model path/to/my_model.py:MyModel     # a model, or a factory taking no arguments
 
 One line per check, PASS or FAIL and why (``memory.conformance.check_store``,
@@ -41,6 +42,8 @@ def check_backend_command(
                                          help="model: require a prompt's greedy answer not to depend on its batch."),
     sampling: bool = typer.Option(True, "--sampling/--no-sampling",
                                   help="model: require temperature > 0 to vary (off for a deterministic backend)."),
+    engine: str = typer.Option("transformers", "--engine", help="model: the engine a model name or directory is "
+                               "loaded on (transformers, auto, ct2-int8, ct2-float32)."),
     workdir: Path | None = typer.Option(None, "--workdir", help="memory: keep the stores here (default: a "
                                                                 "temporary directory, removed)."),
     json_out: Path | None = typer.Option(None, "--json", help="Also write the report as JSON here."),
@@ -62,9 +65,13 @@ def check_backend_command(
         from agents.models.errors import ModelError
 
         model: Any = target
-        if _OBJECT.match(target) and not target.startswith(_MODEL_SCHEMES):
-            model = _resolve_object(target, "a model name, a model directory, vllm:<model> or openai:<url>#<model>")
         try:
+            if _OBJECT.match(target) and not target.startswith(_MODEL_SCHEMES):
+                model = _resolve_object(target, "a model name, a model directory, vllm:<model> or openai:<url>#<model>")
+            elif engine != "transformers":
+                from agents.models import load_model
+
+                model = load_model(target, engine=engine)
             report = check_model(model, batch_invariant=batch_invariant, sampling=sampling, target=target)
         except ModelError as exc:
             raise typer.BadParameter(str(exc), param_hint="TARGET") from None
