@@ -26,10 +26,13 @@ from agents.learner import EvolveReport, Learner, set_limit
 from agents.models import DEFAULT_MODEL, Model, load_model, release_model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.local_model import LocalModel, check_engine, fast_engine
+from agents.presets import preset as get_preset
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.seeding import DEFAULT_SEED, derive_seed
+from agents.thinking import TRUNCATED_THINKING, split_thinking
 from agents.trajectory import Trajectory
 from envs.zwc import Observation, Task, Verdict
+from envs.zwc.failure import Failure
 
 if TYPE_CHECKING:
     from agents.evaluate import EvalReport
@@ -49,6 +52,7 @@ class EpisodeState(TypedDict, total=False):
     searches: int
     tokens: int
     temperature: float
+    cut_in_thinking: bool  # the last answer ended inside an open <think> block (agents.thinking)
 
 
 class Agent:
@@ -62,6 +66,8 @@ class Agent:
         temperature, max_tokens: sampling settings; sampled runs (n > 1) use ``sample_temperature``.
         concurrency: episodes in flight at once (the batch the model sees).
         dtype: ``auto`` | ``bfloat16`` | ``float32``, for a model loaded by name (``agents.models.dtype``).
+        preset: the evaluation preset these settings came from (``agents.presets``: ``cpu``, ``paper``),
+            recorded in every result's config; ``Agent(**preset("paper").agent_settings())`` sets them.
         engine: what generates for a model loaded by name or directory (``agents.models.local_model``):
             ``auto`` (CTranslate2 for greedy answers where installed, transformers for seeded
             sampling), ``transformers``, ``ct2-int8`` or ``ct2-float32``.
@@ -72,11 +78,12 @@ class Agent:
     def __init__(self, model: str | Model = DEFAULT_MODEL, learner: Learner | None = None, *,
                  max_turns: int = 1, max_searches: int = 3, temperature: float = 0.0,
                  sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32,
-                 dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto"):
+                 dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto", preset: str = "cpu"):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
             raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
         self.model_spec, self.dtype, self.engine = model, check_dtype(dtype), check_engine(engine)
+        self.preset = get_preset(preset).name
         self._model: Model | None = model if not isinstance(model, str) else None
         self._loaded = False  # whether self._model came from load_model (then close() gives it back)
         self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
@@ -216,8 +223,10 @@ class Agent:
         [[completion]] = self._generator().generate([state["messages"]], n=1, temperature=state["temperature"],
                                                     max_tokens=self.max_tokens, seeds=[seed])
         messages = [*state["messages"], {"role": "assistant", "content": completion.text}]
+        split = split_thinking(completion.text)  # the code is the answer's, not a draft in its reasoning
         return {"messages": messages, "tokens": state["tokens"] + completion.tokens,
-                "code": extract_code(completion.text), "query": extract_search(completion.text)}
+                "code": extract_code(split.answer), "query": extract_search(split.answer),
+                "cut_in_thinking": split.cut_in_thinking}
 
     def _route(self, state: EpisodeState) -> str:
         if state["query"] and state["obs"].can_search and state["searches"] < self.max_searches:
@@ -233,6 +242,11 @@ class Agent:
 
     def _execute(self, state: EpisodeState) -> dict:
         verdict = state["env"].check(state["task"], state["code"], mode=state["obs"].mode)
+        if state.get("cut_in_thinking") and verdict.failure is Failure.NO_CODE:
+            verdict = verdict.model_copy(update={
+                "reason": TRUNCATED_THINKING,
+                "detail": f"the answer ended inside its <think> block: max_tokens={self.max_tokens} is too small for "
+                          "this model's reasoning (the paper preset gives 8192)"})
         return {"verdict": verdict, "turns": state["turns"] + 1}
 
     def _after_execute(self, state: EpisodeState) -> str:

@@ -43,6 +43,10 @@ USAGE_HELP = ("How a pass must use the library: standard (a catalogued zwc funct
               "(single-function tasks must also run their own function).")
 Dtype = Literal["auto", "bfloat16", "float32"]  # agents.models.dtype.DTYPES
 Engine = Literal["auto", "transformers", "ct2-int8", "ct2-float32"]  # agents.models.local_model.ENGINES
+Preset = Literal["cpu", "paper"]  # agents.presets.PRESETS
+PRESET_HELP = ("Evaluation settings: cpu (greedy single samples, 0.8 for more, 512 tokens, n 5) or paper (SE-Bench's "
+               "temperature 0.6, one sample, pass@1, 8192 tokens for thinking models); explicit --n, --temperature "
+               "and --max-tokens win; the preset is recorded in the results' config.")
 ENGINE_HELP = ("What generates for a local model: auto (CTranslate2 int8 for greedy answers where ctranslate2 is "
                "installed, transformers for seeded sampling), transformers, ct2-int8 or ct2-float32.")
 DTYPE_HELP = ("Weights / compute type of local models: auto (bfloat16 where the CPU has AMX or AVX-512-BF16 or the "
@@ -269,11 +273,16 @@ def eval_command(
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
     engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
     mode: str = typer.Option("closed", "--mode", help="closed | open | search | numpy"),
-    n: int = typer.Option(5, "--n", help="Samples per task (pass@k for every k <= n)."),
+    preset: Preset = typer.Option("cpu", "--preset", help=PRESET_HELP),
+    n: int | None = typer.Option(None, "--n", help="Samples per task (pass@k for every k <= n); default: the "
+                                                   "preset's (cpu 5, paper 1)."),
+    temperature: float | None = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature; default: "
+                                             "the preset's (cpu: 0 for one sample, 0.8 for more; paper 0.6)."),
     out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks of the split."),
     resume: bool = typer.Option(False, "--resume", help="Continue the results file of a killed run."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="Tokens per answer."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Tokens per answer; default: the preset's "
+                                                                   "(cpu 512, paper 8192)."),
     max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback)."),
     usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
     seed: int = typer.Option(0, "--seed", help="Run seed: every sampled answer's seed derives from it (task, "
@@ -282,16 +291,24 @@ def eval_command(
     """Evaluate a model, or a saved learner (--run), on a split; results and a summary are written as they
     finish."""
     from agents import Agent
+    from agents.presets import preset as get_preset
     from benchmarks.runs import load_run
 
+    chosen = get_preset(preset)
+    settings = chosen.agent_settings()
+    if max_tokens is not None:
+        settings["max_tokens"] = max_tokens
+    if temperature is not None:
+        settings.update(temperature=temperature, sample_temperature=temperature)
+    n = chosen.n if n is None else n
     if run is not None:
-        agent = load_run(run, model=model, max_tokens=max_tokens, max_turns=max_turns,
-                         dtype=None if dtype == "auto" else dtype, engine=engine)
+        agent = load_run(run, model=model, max_turns=max_turns, dtype=None if dtype == "auto" else dtype,
+                         engine=engine, **settings)
         out = out or run / f"results-{split}-{mode}.jsonl"
         agent.seed = seed
     else:
-        agent = Agent(model=model or "smollm2-135m", max_tokens=max_tokens, max_turns=max_turns, dtype=dtype,
-                      seed=seed, engine=engine)
+        agent = Agent(model=model or "smollm2-135m", max_turns=max_turns, dtype=dtype, seed=seed, engine=engine,
+                      **settings)
     env = _load_env(zwc, usage)
     try:
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
