@@ -100,6 +100,10 @@ class AbsoluteZeroConfig(ParametricConfig):
     wrong_penalty: float = setting(-0.5, "Reward of a readable wrong answer, and of a valid program the solver "
                                          "always or never solves (AZR's -0.5).")
     proposal_seed: int = setting(0, "Seed of the sampling of functions, examples, references and buffer draws.")
+    min_inputs: int = setting(4, "Inputs a proposal must list, and the worked example shows (SE-Bench's tasks have 8; "
+                                 "Absolute-Zero's deduction and abduction need one input and its induction shows "
+                                 "half of its pairs and grades the other half, so 4 is 2 shown and 2 hidden; fewer "
+                                 "inputs are fewer tokens, so proposals fit the completion cap).")
     task_types: list[str] = field(default_factory=lambda: list(TASK_TYPES), metadata={
         "help": "Task types proposed and solved (deduction, abduction, induction; comma-separated on the command "
                 "line): Absolute-Zero's ablations drop one, and a type's proposer and solver go together."})
@@ -113,6 +117,9 @@ class AbsoluteZeroConfig(ParametricConfig):
                 raise SettingError(f"{name} must be an integer >= 1, got {value!r}")
         if self.references < 0:
             raise SettingError(f"references must be >= 0, got {self.references}")
+        if isinstance(self.min_inputs, bool) or not isinstance(self.min_inputs, int) or self.min_inputs < 2:
+            raise SettingError(f"min_inputs must be an integer >= 2 (induction shows half of the pairs and grades "
+                               f"the other half), got {self.min_inputs!r}")
         if isinstance(self.task_types, str):
             self.task_types = [k.strip() for k in self.task_types.split(",") if k.strip()]
         if not isinstance(self.task_types, list | tuple) or not all(isinstance(k, str) for k in self.task_types):
@@ -247,7 +254,7 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
 
     from selfplay.buffer import TaskBuffer
     from selfplay.proposer import Proposer, ProposerConfig
-    from selfplay.validate import Validator
+    from selfplay.validate import Validator, ValidatorConfig
 
     settings = config.train
     out_dir = root / "train"
@@ -277,12 +284,13 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
                         config=ProposerConfig(references=config.references, docs_chars=config.docs_chars,
                                               temperature=settings.temperature,
                                               max_tokens=max(64, settings.max_completion_length),
-                                              seed=config.proposal_seed))
+                                              seed=config.proposal_seed, min_inputs=config.min_inputs))
     buffers = {kind: TaskBuffer.in_run(root, kind, config.capacity) for kind in config.task_types}
     seed_buffers(buffers, proposer, config.seed_tasks)
     log_path = out_dir / "rl_log.jsonl"
     _resumed_log(log_path, int(resume.name.split("-")[1]) if resume else None)  # the redone rounds' entries go
-    rollout = AZRRollout(env, proposer, Validator(env), buffers, RoundLog.in_run(root),
+    validator = Validator(env, ValidatorConfig(min_tests=config.min_inputs))
+    rollout = AZRRollout(env, proposer, validator, buffers, RoundLog.in_run(root),
                          Penalties(config.format_penalty, config.wrong_penalty), config.docs_chars,
                          config.proposal_seed, say=progress.describe if progress is not None else None)
     model, tokenizer, grpo, peft = grpo_parts(base, out_dir, settings, importance_correction=False)

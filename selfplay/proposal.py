@@ -299,9 +299,10 @@ def _solution(tree: ast.Module) -> str:
 
 
 # -- writing a Task in the format -------------------------------------------------------------
-def render_task(task: Task) -> str:
+def render_task(task: Task, max_inputs: int | None = None) -> str:
     """A verified Task as a proposal block: its ZWC ``reference`` with the query as the
-    docstring of the entry function, and its test inputs as ``INPUTS``.
+    docstring of the entry function, and its test inputs as ``INPUTS`` (the first
+    ``max_inputs`` of them when given: a worked example as long as the answer asked for).
 
     Raises:
         ValueError: the task has no ZWC reference, or an input is not keyword-argument literals.
@@ -320,7 +321,7 @@ def render_task(task: Task) -> str:
     else:
         raise ValueError(f"task {task.task_id}: its reference does not define {task.entry_point}")
     rows = []
-    for i, text in enumerate(task.inputs()):
+    for i, text in enumerate(task.inputs()[:max_inputs]):
         try:
             call = ast.parse(f"f({text})", mode="eval").body
         except SyntaxError as exc:

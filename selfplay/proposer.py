@@ -51,6 +51,8 @@ class ProposerConfig:
             parameters); None for the whole doc. Small models keep short prompts better.
         temperature: sampling temperature (diversity of the proposals).
         max_tokens: the longest answer; a worked example is ~300 tokens.
+        min_inputs: inputs a proposal must list (SE-Bench's tasks have 8; Absolute-Zero's fewer);
+            the worked example shows exactly this many, and the instructions ask for as many.
         example_chars: worked examples longer than this are shown only when no shorter one
             exists (a long example crowds a small model's context).
         seed: sampling of functions, examples and references (per round).
@@ -63,6 +65,7 @@ class ProposerConfig:
     max_tokens: int = 640
     example_chars: int = 1600
     seed: int = 0
+    min_inputs: int = MIN_TESTS
 
     def __post_init__(self) -> None:
         if self.functions_per_task < 1:
@@ -73,6 +76,9 @@ class ProposerConfig:
             raise SettingError(f"docs_chars ({self.docs_chars}) is too small to hold a signature; use >= 100 or None")
         if self.max_tokens < 64:
             raise SettingError(f"max_tokens ({self.max_tokens}) cannot hold a proposal; use >= 64")
+        if isinstance(self.min_inputs, bool) or not isinstance(self.min_inputs, int) or self.min_inputs < 2:
+            raise SettingError(f"min_inputs ({self.min_inputs}) must be an int >= 2: one input cannot tell a "
+                               "constant apart")
 
 
 @dataclass(frozen=True)
@@ -126,14 +132,15 @@ class Proposer:
                 continue
             if any(self.env.mapping.to_numpy(p) in CONSTRUCTORS for p in self.env.function_paths(task)):
                 continue  # an array constructor alone does not count as using zwc (the validator would refuse it)
-            rendered = _rendered(task)
-            if rendered is not None and isinstance(parse_proposal(rendered), Proposal):
+            rendered = _rendered(task, self.config.min_inputs)
+            if rendered is not None and isinstance(parse_proposal(rendered, min_inputs=self.config.min_inputs),
+                                                   Proposal):
                 examples.append((task, rendered))
         short = [(t, r) for t, r in examples if len(r) <= self.config.example_chars]
         examples = short or examples
         if not examples:
             raise DataError(f"{self.env.root}: no train task can serve as a worked example (none has a ZWC "
-                             f"reference defining {ENTRY} and >= {MIN_TESTS} literal inputs); "
+                             f"reference defining {ENTRY} and >= {self.config.min_inputs} literal inputs); "
                              f"rebuild the tasks with `sebench tasks build --zwc {self.env.root}`")
         return examples
 
@@ -144,7 +151,7 @@ class Proposer:
         if count < 0:
             raise ValueError(f"count ({count}) must be >= 0")
         rng = random.Random(f"{self.config.seed}-propose-{round}")
-        shown = [(t, r) for t in references if (r := _rendered(t)) is not None]
+        shown = [(t, r) for t in references if (r := _rendered(t, self.config.min_inputs)) is not None]
         return [self._request(rng, shown) for _ in range(count)]
 
     def _request(self, rng: random.Random, shown: list[tuple[Task, str]]) -> ProposalRequest:
@@ -164,7 +171,7 @@ class Proposer:
 
     # -- answers -----------------------------------------------------------------------------
     def parse(self, request: ProposalRequest, text: str) -> Proposal | Rejected:
-        return parse_proposal(text, functions=request.functions)
+        return parse_proposal(text, functions=request.functions, min_inputs=self.config.min_inputs)
 
     def propose(self, count: int, references: Sequence[Task] = (), round: int = 0) -> list[Proposal | Rejected]:
         """``count`` proposals from the model, parsed (one batched ``generate`` call)."""
@@ -188,7 +195,7 @@ def proposal_prompt(env: ZWCEnv, config: ProposerConfig, functions: Sequence[str
              f"A complete example task, in the exact format to use:\n\n{example}"]
     if references:
         parts.append("Tasks that already exist (write a different one):\n\n" + "\n\n".join(references))
-    parts.append(INSTRUCTIONS.format(functions=names, entry=ENTRY, inputs=INPUTS_NAME, min_tests=MIN_TESTS))
+    parts.append(INSTRUCTIONS.format(functions=names, entry=ENTRY, inputs=INPUTS_NAME, min_tests=config.min_inputs))
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
@@ -197,9 +204,10 @@ def with_prompt(item: Proposal | Rejected, prompt: list[dict[str, str]]) -> Prop
     return replace(item, prompt=tuple(prompt)) if isinstance(item, Proposal) else item
 
 
-def _rendered(task: Task) -> str | None:
-    """``task`` in the proposal format; None when it has no ZWC reference to show."""
+def _rendered(task: Task, max_inputs: int | None = None) -> str | None:
+    """``task`` in the proposal format (its first ``max_inputs`` inputs); None when it has no ZWC
+    reference to show."""
     try:
-        return render_task(task)
+        return render_task(task, max_inputs)
     except (ValueError, SyntaxError):
         return None
