@@ -83,7 +83,7 @@ def eval_config(agent: Agent, env: ZWCEnv, *, split: str, mode: str, n: int, lim
     """Everything that decides what a result record means, as JSON values."""
     engine = agent.engine_for(temperature)
     return {"split": split, "mode": mode, "model": agent.name, "dtype": agent.weights_dtype, "engine": engine,
-            "preset": getattr(agent, "preset", "cpu"),
+            "preset": agent.preset,
             "n": n, "limit": limit, "temperature": temperature, "seed": getattr(agent, "seed", None),
             "max_tokens": agent.max_tokens,
             "max_turns": agent.max_turns,

@@ -18,7 +18,7 @@ A preset fills what the command line leaves unset; an explicit ``--n``, ``--max-
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from sebench.errors import SebenchError
 
@@ -39,9 +39,6 @@ class EvalPreset:
         """The ``Agent`` keyword arguments this preset sets."""
         return {"temperature": self.temperature, "sample_temperature": self.sample_temperature,
                 "max_tokens": self.max_tokens, "preset": self.name}
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 CPU = EvalPreset("cpu", n=5, temperature=0.0, sample_temperature=0.8, max_tokens=512)

@@ -47,8 +47,9 @@ Preset = Literal["cpu", "paper"]  # agents.presets.PRESETS
 PRESET_HELP = ("Evaluation settings: cpu (greedy single samples, 0.8 for more, 512 tokens, n 5) or paper (SE-Bench's "
                "temperature 0.6, one sample, pass@1, 8192 tokens for thinking models); explicit --n, --temperature "
                "and --max-tokens win; the preset is recorded in the results' config.")
-ENGINE_HELP = ("What generates for a local model: auto (CTranslate2 int8 for greedy answers where ctranslate2 is "
-               "installed, transformers for seeded sampling), transformers, ct2-int8 or ct2-float32.")
+ENGINE_HELP = ("What generates for a local model: auto (CTranslate2 float32 for greedy answers of a float32 CPU "
+               "model where ctranslate2 is installed, transformers for seeded sampling), transformers, ct2-int8 or "
+               "ct2-float32.")
 DTYPE_HELP = ("Weights / compute type of local models: auto (bfloat16 where the CPU has AMX or AVX-512-BF16 or the "
               "GPU supports it, else float32), bfloat16 or float32.")
 

@@ -117,9 +117,9 @@ class AbsoluteZeroConfig(ParametricConfig):
                 raise SettingError(f"{name} must be an integer >= 1, got {value!r}")
         if self.references < 0:
             raise SettingError(f"references must be >= 0, got {self.references}")
-        if isinstance(self.min_inputs, bool) or not isinstance(self.min_inputs, int) or self.min_inputs < 2:
-            raise SettingError(f"min_inputs must be an integer >= 2 (induction shows half of the pairs and grades "
-                               f"the other half), got {self.min_inputs!r}")
+        from selfplay.proposer import check_min_inputs  # the proposer's own rule (imported when set)
+
+        check_min_inputs(self.min_inputs)
         if isinstance(self.task_types, str):
             self.task_types = [k.strip() for k in self.task_types.split(",") if k.strip()]
         if not isinstance(self.task_types, list | tuple) or not all(isinstance(k, str) for k in self.task_types):

@@ -40,6 +40,15 @@ INSTRUCTIONS = (  # no "(...)" or "<name>" to copy: the worked example shows eve
     "its arguments written out as literal values, as in the example.")
 
 
+def check_min_inputs(value: object) -> int:
+    """``value`` if it is an int >= 2 (one input cannot tell a constant apart, and induction shows
+    half of the pairs and grades the other half); a SettingError naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+        raise SettingError(f"min_inputs must be an integer >= 2 (one input cannot tell a constant apart; induction "
+                           f"shows half of the pairs and grades the other half), got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class ProposerConfig:
     """How prompts are made and sampled.
@@ -76,9 +85,7 @@ class ProposerConfig:
             raise SettingError(f"docs_chars ({self.docs_chars}) is too small to hold a signature; use >= 100 or None")
         if self.max_tokens < 64:
             raise SettingError(f"max_tokens ({self.max_tokens}) cannot hold a proposal; use >= 64")
-        if isinstance(self.min_inputs, bool) or not isinstance(self.min_inputs, int) or self.min_inputs < 2:
-            raise SettingError(f"min_inputs ({self.min_inputs}) must be an int >= 2: one input cannot tell a "
-                               "constant apart")
+        check_min_inputs(self.min_inputs)
 
 
 @dataclass(frozen=True)

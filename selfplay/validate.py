@@ -149,6 +149,9 @@ class Validator:
                     return _reject(proposal, Reason.NAMES_FUNCTION,
                                    f"the problem text names a function ({match.group(0)!r}); "
                                    "state the task in plain words")
+        if len(proposal.inputs) < self.config.min_tests:
+            return _reject(proposal, Reason.TOO_FEW_INPUTS, f"only {len(proposal.inputs)} inputs, a task needs >= "
+                                                            f"{self.config.min_tests}")
         rejection = check_code(proposal.solution, proposal.entry_point, self._public)
         if rejection is not None:
             return _reject(proposal, _CHECK_REASON.get(rejection.reason, Reason.BANNED_CODE), str(rejection))

@@ -30,7 +30,7 @@ from agents.models.ct2_convert import converted_directory
 from agents.models.ct2_model import CT2Model
 from agents.models.embedded import embedded_directory
 from agents.models.transformers_model import TransformersModel
-from agents.prompts import first_prompt
+from benchmarks.perf.dtype_speed import greedy_speed
 from envs.zwc import ZWCEnv
 
 ENGINES = ("transformers", "ct2-float32", "ct2-int8")
@@ -59,13 +59,7 @@ def load(engine: str, path: Path, name: str) -> tuple[object, float]:
 def measure(engine: str, env: ZWCEnv, args, out: Path) -> dict:
     path = embedded_directory(args.model) if not Path(args.model).is_dir() else Path(args.model)
     model, convert_s = load(engine, path, args.model)
-    tasks = env.tasks("single_test")[: args.prompts]
-    prompts = [first_prompt(env.observe(t, phase="test", mode="closed")) for t in tasks]
-    model.generate(prompts[:1], max_tokens=4)  # warm-up
-    started = time.perf_counter()
-    answers = [per[0] for per in model.generate(prompts, max_tokens=args.gen_tokens)]
-    seconds = time.perf_counter() - started
-    tokens = sum(a.tokens for a in answers)
+    speed = greedy_speed(model, env, args.prompts, args.gen_tokens)
     results = out / f"{engine}-open.jsonl"
     results.unlink(missing_ok=True)
     started = time.perf_counter()
@@ -74,9 +68,8 @@ def measure(engine: str, env: ZWCEnv, args, out: Path) -> dict:
     passed = round(report.pass_at.get(1, 0.0) * report.n_tasks)
     if hasattr(model, "close"):
         model.close()
-    return {"engine": engine, "convert_seconds": round(convert_s, 1), "gen_tokens": tokens,
-            "gen_seconds": round(seconds, 2), "gen_tokens_per_s": round(tokens / seconds, 1),
-            "answers": [a.text for a in answers], "passed": passed, "eval_tasks": report.n_tasks,
+    return {"engine": engine, "convert_seconds": round(convert_s, 1), **speed, "passed": passed,
+            "eval_tasks": report.n_tasks,
             "pass_at_1": report.pass_at.get(1, 0.0), "interval": wilson_interval(passed, report.n_tasks),
             "eval_seconds": round(time.perf_counter() - started, 1)}
 

@@ -36,6 +36,8 @@ def test_four_inputs_pass_where_asked_for_and_not_under_sebench_rules(task_env):
     refused = parse_proposal(text)  # SE-Bench's 8
     assert isinstance(refused, Rejected) and refused.reason is Reason.TOO_FEW_INPUTS
     assert isinstance(Validator(task_env, ValidatorConfig(min_tests=4)).validate(parsed), Accepted)
+    kept_to_eight = Validator(task_env).validate(parsed)  # SE-Bench's 8, enforced by the validator too
+    assert isinstance(kept_to_eight, Rejected) and kept_to_eight.reason is Reason.TOO_FEW_INPUTS
 
 
 def test_absolute_zero_asks_for_four_inputs_and_refuses_fewer_than_two():
