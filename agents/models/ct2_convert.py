@@ -8,6 +8,10 @@ use and an unchanged one never does. Hashing 2 GB of float32 weights costs secon
 remembered beside the cache entry under the files' (name, size, mtime) so that a second load
 reads no weights. Conversion writes a private temporary directory and renames it into place:
 two processes converting at once both succeed and one copy is kept.
+
+Learners save a new model per run, and each float32 copy of the 0.5B model is 2 GB, so the
+cache is bounded: after a conversion the least recently used copies are removed until the cache
+holds at most ``SEBENCH_CT2_CACHE_GB`` (default 12) GB; the copy just made or used is never one.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from agents.models.errors import ModelUnavailableError
 
 QUANTIZATIONS = ("int8", "float32")
 CHUNK = 1 << 22
+DEFAULT_CACHE_GB = 12.0
 _IGNORED = ("source.json", "training_args.bin", "trainer_state.json", "README.md")  # nothing a conversion reads
 
 
@@ -30,6 +35,51 @@ def ct2_cache_dir() -> Path:
     from agents.models.embedded import cache_dir
 
     return cache_dir() / "ct2"
+
+
+def cache_limit_bytes() -> int:
+    """The cache's size bound, from ``SEBENCH_CT2_CACHE_GB`` (a number of gigabytes)."""
+    raw = os.environ.get("SEBENCH_CT2_CACHE_GB", str(DEFAULT_CACHE_GB))
+    try:
+        gigabytes = float(raw)
+    except ValueError:
+        raise ModelUnavailableError(f"SEBENCH_CT2_CACHE_GB={raw!r} is not a number of gigabytes "
+                                    f"(default {DEFAULT_CACHE_GB})") from None
+    return int(gigabytes * (1 << 30))
+
+
+def _size(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+
+
+def _touch(target: Path) -> None:
+    """Mark a converted copy as just used (its ``model.bin`` mtime orders the eviction)."""
+    try:
+        os.utime(target / "model.bin")
+    except OSError:
+        pass
+
+
+def evict_least_recently_used(keep: Path, limit: int | None = None) -> list[Path]:
+    """Remove converted copies, least recently used first, until the cache fits ``limit`` bytes.
+
+    ``keep`` (the copy about to be loaded) is never removed, even if it alone is over the limit.
+    Returns the removed directories."""
+    limit = cache_limit_bytes() if limit is None else limit
+    root = ct2_cache_dir()
+    entries = [d for d in root.iterdir() if d.is_dir() and (d / "model.bin").is_file()] if root.is_dir() else []
+    sizes = {d: _size(d) for d in entries}
+    total = sum(sizes.values())
+    removed = []
+    for directory in sorted(entries, key=lambda d: (d / "model.bin").stat().st_mtime_ns):
+        if total <= limit:
+            break
+        if directory.resolve() == keep.resolve():
+            continue
+        shutil.rmtree(directory, ignore_errors=True)
+        total -= sizes[directory]
+        removed.append(directory)
+    return removed
 
 
 def _source_files(model_dir: Path) -> list[Path]:
@@ -88,6 +138,7 @@ def converted_directory(model_dir: str | Path, quantization: str) -> Path:
                                     "or use --engine transformers") from exc
     target = ct2_cache_dir() / f"{weights_key(model_dir)[:32]}-{quantization}"
     if (target / "model.bin").is_file():
+        _touch(target)
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -108,4 +159,6 @@ def converted_directory(model_dir: str | Path, quantization: str) -> Path:
                                     f"({type(exc).__name__}: {exc}); use --engine transformers") from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _touch(target)
+    evict_least_recently_used(keep=target)
     return target

@@ -39,6 +39,30 @@ def end_token_ids(path: Path, tokenizer) -> set[int]:
     return {i for i in ids if i is not None}
 
 
+def spread_limit(max_tokens: int) -> int:
+    """How many prompt tokens the rows of one batch may differ by (see ``length_buckets``)."""
+    return max(32, max_tokens // 4)
+
+
+def length_buckets(lengths: list[int], batch_size: int, spread: int) -> list[list[int]]:
+    """Row indices grouped into batches of prompts of similar length.
+
+    Why: CTranslate2 feeds a batch's prompts in one forward pass only up to the shortest
+    prompt's length; the longer prompts' remaining tokens then go in one decoding step each, so
+    one short prompt batched with long ones (open-book prompts differ by hundreds of doc tokens)
+    costs as many steps as the difference. Sorting by length and starting a new batch when a
+    prompt is more than ``spread`` tokens longer than the batch's shortest bounds that cost.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    buckets: list[list[int]] = []
+    for i in order:
+        if buckets and len(buckets[-1]) < batch_size and lengths[i] - lengths[buckets[-1][0]] <= spread:
+            buckets[-1].append(i)
+        else:
+            buckets.append([i])
+    return buckets
+
+
 class CT2Model:
     """A model directory served by CTranslate2.
 
@@ -90,12 +114,13 @@ class CT2Model:
         ids = [self.tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
         copies = 1 if temperature == 0 else n  # greedy copies are all the same: compute one
         rows = [i for i in range(len(ids)) for _ in range(copies)]
-        done: list[Completion] = []
+        done: dict[int, Completion] = {}
         with self._lock:
-            for start in range(0, len(rows), self.batch_size):
-                part = rows[start:start + self.batch_size]
-                done += self._batch([ids[i] for i in part], temperature, max_tokens, stop)
-        return [done[i * copies:(i + 1) * copies] * (n // copies) for i in range(len(ids))]
+            for part in length_buckets([len(ids[i]) for i in rows], self.batch_size, spread_limit(max_tokens)):
+                answers = self._batch([ids[rows[r]] for r in part], temperature, max_tokens, stop)
+                done.update(zip(part, answers, strict=True))
+        ordered = [done[r] for r in range(len(rows))]
+        return [ordered[i * copies:(i + 1) * copies] * (n // copies) for i in range(len(ids))]
 
     def _batch(self, prompt_ids: list[list[int]], temperature: float, max_tokens: int,
                stop: list[str] | None) -> list[Completion]:

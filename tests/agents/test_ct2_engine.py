@@ -14,7 +14,8 @@ from agents import Agent
 from agents.models import load_model
 from agents.models.conformance import check_model
 from agents.models.ct2_convert import converted_directory, weights_key
-from agents.models.ct2_model import CT2Model
+from agents.models.ct2_model import CT2Model, length_buckets
+from agents.models.errors import ModelUnavailableError
 from agents.models.local_model import EngineError, LocalModel, fast_engine
 from agents.models.transformers_model import TransformersModel
 
@@ -44,6 +45,26 @@ def test_float32_greedy_answers_are_the_transformers_answers(tiny_qwen_dir, floa
     for [a], [b] in zip(ours, theirs, strict=True):
         assert (a.text, a.tokens, a.finish_reason, a.prompt_tokens) == (b.text, b.tokens, b.finish_reason,
                                                                         b.prompt_tokens)
+
+
+def test_length_buckets_group_similar_prompts_and_cover_every_row_once():
+    lengths = [900, 40, 45, 1200, 60, 910, 41]
+    buckets = length_buckets(lengths, batch_size=2, spread=32)
+    assert sorted(r for b in buckets for r in b) == list(range(len(lengths)))
+    for bucket in buckets:
+        assert len(bucket) <= 2
+        assert max(lengths[r] for r in bucket) - min(lengths[r] for r in bucket) <= 32
+    assert [1, 6] in buckets and [0, 5] in buckets  # the two shortest together, the two ~900s together
+
+
+def test_mixed_length_batches_answer_in_the_order_asked_as_one_prompt_at_a_time(tiny_qwen_dir):
+    ct2 = CT2Model(tiny_qwen_dir, quantization="float32", batch_size=2)
+    long = [{"role": "user", "content": "Explain, step by step and with care, " * 40 + "how to add."}]
+    prompts = [long, PROMPTS[0], long, PROMPTS[1], PROMPTS[2]]
+    together = ct2.generate(prompts, max_tokens=12)
+    alone = [ct2.generate([p], max_tokens=12)[0] for p in prompts]
+    assert [[c.text for c in row] for row in together] == [[c.text for c in row] for row in alone]
+    assert [row[0].prompt_tokens for row in together] == [row[0].prompt_tokens for row in alone]
 
 
 def test_auto_answers_greedy_requests_on_ct2_and_seeded_samples_on_transformers(tiny_qwen_dir, float32_tiny):
@@ -85,6 +106,18 @@ def test_a_conversion_is_made_once_per_weights(tiny_dir, tmp_path, monkeypatch):
     model.tokenizer.save_pretrained(other)
     assert weights_key(other) != weights_key(tiny_dir)
     assert converted_directory(other, "int8") != first and len(calls) == 2  # new weights, new conversion
+
+
+def test_the_cache_drops_the_least_recently_used_copy_over_its_bound(tiny_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("SEBENCH_CACHE", str(tmp_path / "cache"))
+    first = converted_directory(tiny_dir, "int8")
+    one_copy = sum(p.stat().st_size for p in first.iterdir())
+    monkeypatch.setenv("SEBENCH_CT2_CACHE_GB", str(1.5 * one_copy / (1 << 30)))  # room for one copy, not two
+    second = converted_directory(tiny_dir, "float32")
+    assert second.is_dir() and not first.exists()  # the older copy went, the one in use stayed
+    monkeypatch.setenv("SEBENCH_CT2_CACHE_GB", "lots")
+    with pytest.raises(ModelUnavailableError, match="SEBENCH_CT2_CACHE_GB"):
+        converted_directory(tiny_dir, "int8")
 
 
 def test_a_model_trained_in_place_answers_on_its_own_weights(tiny_qwen_dir):
