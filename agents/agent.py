@@ -26,6 +26,7 @@ from agents.learner import EvolveReport, Learner, set_limit
 from agents.models import DEFAULT_MODEL, Model, load_model, release_model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.local_model import LocalModel, check_engine, fast_engine
+from agents.models.registry import REGISTRY
 from agents.presets import preset as get_preset
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.seeding import DEFAULT_SEED, derive_seed
@@ -160,8 +161,7 @@ class Agent:
         None for backends whose weights are not ours (reference, openai:, vllm:)."""
         if self._model is not None:
             return getattr(self._model, "dtype", None)
-        spec = str(self.model_spec)
-        if spec == "reference" or spec.startswith(("openai:", "vllm:")):
+        if not REGISTRY.has_local_weights(str(self.model_spec)):
             return None
         return resolve_dtype(self.dtype)
 
@@ -170,8 +170,7 @@ class Agent:
         every result's config; None for backends whose engine is not ours (reference, remote)."""
         model = self._model
         if model is None:
-            spec = str(self.model_spec)
-            if spec == "reference" or spec.startswith(("openai:", "vllm:")):
+            if not REGISTRY.has_local_weights(str(self.model_spec)):
                 return None
             model = self.model  # a local model: which engine answers depends on where it runs
         fast = self._fast if self._fast is not None and self._batched is model else fast_engine(model, self.engine)

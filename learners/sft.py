@@ -69,12 +69,10 @@ def base_model_path(model) -> Path:
     """The local weights behind a model: a backend with ``.path``, or a name, resolved without
     loading it (an embedded model, a directory, ``vllm:<directory>``). SFT needs them."""
     if isinstance(model, str | Path):
-        name = str(model)
-        from agents.models.embedded import SPECS, embedded_directory
+        from agents.models.registry import REGISTRY
 
-        if name in SPECS:
-            return embedded_directory(name)
-        path = name.removeprefix("vllm:")
+        name = str(model)
+        path = REGISTRY.weights_directory(name)
     else:
         name, path = model.name, getattr(model, "path", None)
     if path is None or not (Path(path) / "config.json").is_file():

@@ -1,76 +1,144 @@
-"""Model names -> backends, in one explicit registry (tests can build their own).
+"""Model names -> backends: one registry, filled from the ``sebench.models`` entry-point group.
 
-``qwen2.5-coder-0.5b`` (embedded, offline, capable: the default), ``smollm2-135m`` (embedded,
-offline, fast), ``reference`` (needs ``tasks`` and ``mapping``), a local model directory,
-``vllm:<model>``, ``openai:<base_url>#<model>``. ``dtype`` (``auto`` | ``bfloat16`` |
-``float32``) picks the weights' type of local backends; a remote server keeps its own.
-``engine`` (``local_model.ENGINES``) picks what generates for a local model: ``transformers``
-(``load_model``'s default: a ``TransformersModel``, the torch module at hand), or ``auto``
+Ours are entries like any third party's (``pyproject.toml``; the factories live in
+``factories.py``): ``qwen2.5-coder-0.5b`` (embedded, offline, capable: the default),
+``smollm2-135m`` (embedded, offline, fast), ``reference`` (needs ``tasks`` and ``mapping``), and
+the prefixes ``vllm:<model>`` and ``openai:<base_url>#<model>``; a local model directory needs no
+entry. A package adds a name or a prefix with one line of its ``pyproject.toml``::
+
+    [project.entry-points."sebench.models"]
+    "mine:" = "my_package.backend:make"    # load_model("mine:anything") -> make("anything", ...)
+
+``dtype`` (``auto`` | ``bfloat16`` | ``float32``) picks the weights' type of local backends; a
+remote server keeps its own. ``engine`` (``local_model.ENGINES``) picks what generates for a
+local model: ``transformers`` (``load_model``'s default: a ``TransformersModel``), or ``auto``
 (``Agent``'s and the commands' default: CTranslate2 for greedy answers where it is installed,
-transformers for seeded sampling), ``ct2-int8``, ``ct2-float32``.
+transformers for seeded sampling), ``ct2-int8``, ``ct2-float32``. Tests build a registry of their
+own with ``ModelRegistry(entry_points=False)``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.models.base import Model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.errors import UnknownModelError
+from agents.models.factories import local_model
 from agents.models.local_model import check_engine, resolve_engine
+from sebench import plugins
 
 Factory = Callable[..., Model]
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"  # Agent()'s model: the capable embedded one
 
 
+@dataclass(frozen=True)
+class ModelEntry:
+    """A registered name or prefix (a name ending in ``:``) and where it comes from."""
+
+    name: str
+    origin: str
+
+    @property
+    def prefix(self) -> bool:
+        return self.name.endswith(":")
+
+
 class ModelRegistry:
-    def __init__(self) -> None:
-        self._named: dict[str, Factory] = {}
+    def __init__(self, entry_points: bool = False) -> None:
+        self._named: dict[str, Factory] = {}  # registered here, or loaded from an entry point
+        self._origins: dict[str, str] = {}
+        self._entry_points = entry_points
         self._cache: dict[tuple[str, str, str], Model] = {}  # (name, resolved dtype, engine) -> model
         self._users: dict[tuple[str, str, str], int] = {}  # loads not yet released, per cached model
         self._lock = threading.Lock()  # two threads asking at once get one model
 
-    def register(self, name: str, factory: Factory) -> None:
+    def register(self, name: str, factory: Factory, origin: str = "registered in this process") -> None:
+        """``name`` (or a prefix: a name ending in ``:``) -> ``factory``; wins over an entry point."""
+        if not name or name != name.strip():
+            raise UnknownModelError(f"a model name must be non-empty without surrounding spaces, not {name!r}")
         self._named[name] = factory
+        self._origins[name] = origin
+
+    def _points(self) -> dict:
+        return plugins.group(plugins.MODELS) if self._entry_points else {}
+
+    def entries(self) -> list[ModelEntry]:
+        """Every registered name and prefix, with its origin (entry points are not imported)."""
+        found = {name: plugins.describe(ep).origin for name, ep in self._points().items()}
+        found.update(self._origins)
+        return [ModelEntry(name, origin) for name, origin in sorted(found.items())]
+
+    def _factory(self, key: str) -> Factory | None:
+        if key in self._named:
+            return self._named[key]
+        point = self._points().get(key)
+        if point is None:
+            return None
+        factory = point.load()  # a third party's import error surfaces here, for its own entries only
+        with self._lock:
+            self._named.setdefault(key, factory)
+            self._origins.setdefault(key, plugins.describe(point).origin)
+        return self._named[key]
+
+    def find(self, spec: str) -> tuple[str, Factory, str | None] | None:
+        """(entry name, factory, rest after a prefix or None) for ``spec``, or None."""
+        factory = self._factory(spec)
+        if factory is not None and not spec.endswith(":"):
+            return spec, factory, None
+        for entry in sorted((e for e in self.entries() if e.prefix), key=lambda e: -len(e.name)):
+            if spec.startswith(entry.name):
+                factory = self._factory(entry.name)
+                if factory is not None:
+                    return entry.name, factory, spec[len(entry.name):]
+        return None
 
     def load(self, name: str, *, cache: bool = True, dtype: str = "auto", engine: str = "transformers",
              **kwargs: Any) -> Model:
-        """The backend for ``name``; embedded models are loaded once per process, dtype and engine."""
+        """The backend for ``name``; a shared named model is loaded once per process, dtype and engine."""
         check_dtype(dtype)
         engine = resolve_engine(check_engine(engine))
-        if name in self._named:
-            if name == "reference":  # answers known tasks: no weights, no dtype, nothing to cache
-                return self._named[name](**kwargs)
-            if not cache:
-                return self._named[name](dtype=dtype, engine=engine, **kwargs)
-            key = (name, resolve_dtype(dtype, kwargs.get("device")), engine)  # auto and what it means share one
-            with self._lock:
-                if key not in self._cache:
-                    self._cache[key] = self._named[name](dtype=dtype, engine=engine, **kwargs)
-                self._users[key] = self._users.get(key, 0) + 1
-                return self._cache[key]
-        if name.startswith("vllm:"):
-            from agents.models.vllm_model import VLLMModel
+        found = self.find(name)
+        if found is None:
+            if Path(name).is_dir():
+                return local_model(name, dtype=dtype, engine=engine, **kwargs)
+            known = ", ".join(e.name + ("<…>" if e.prefix else "") for e in self.entries())
+            raise UnknownModelError(f"unknown model {name!r}; use one of {known}, or a model directory "
+                                    f"(a package adds names through the {plugins.MODELS!r} entry-point group)")
+        key_name, factory, rest = found
+        if rest is not None:
+            return factory(rest, dtype=dtype, engine=engine, **kwargs)
+        if not cache or not getattr(factory, "shared", True):
+            return factory(dtype=dtype, engine=engine, **kwargs)
+        key = (key_name, resolve_dtype(dtype, kwargs.get("device")), engine)  # auto and what it means share one
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = factory(dtype=dtype, engine=engine, **kwargs)
+            self._users[key] = self._users.get(key, 0) + 1
+            return self._cache[key]
 
-            if dtype != "auto":  # vLLM's own auto reads the checkpoint's dtype
-                kwargs["dtype"] = dtype
-            return VLLMModel(name[len("vllm:"):], **kwargs)
-        if name.startswith("openai:"):
-            from agents.models.openai_model import OpenAIModel
+    def weights_directory(self, spec: str) -> Path | None:
+        """The local weights behind ``spec`` without loading a model (a directory, an embedded
+        model, ``vllm:<directory>``), or None where its weights are not ours."""
+        found = self.find(spec)
+        if found is None:
+            return Path(spec) if Path(spec).is_dir() else None
+        name, factory, rest = found
+        locate = getattr(factory, "weights_directory", None)
+        return None if locate is None else locate(name if rest is None else rest)
 
-            url, sep, model = name[len("openai:"):].rpartition("#")
-            if not sep or not url:
-                raise UnknownModelError(f"{name!r}: write openai:<base_url>#<model>, "
-                                        "e.g. openai:http://127.0.0.1:8000/v1#smollm2-135m")
-            return OpenAIModel(url, model, **kwargs)
-        if Path(name).is_dir():
-            return local_model(name, dtype=dtype, engine=engine, **kwargs)
-        raise UnknownModelError(f"unknown model {name!r}; use one of {', '.join(sorted(self._named))}, "
-                                "a model directory, vllm:<model> or openai:<base_url>#<model>")
-
+    def has_local_weights(self, spec: str) -> bool:
+        """Whether ``spec``'s weights run here (checked without de-quantising or loading them)."""
+        found = self.find(spec)
+        if found is None:
+            return Path(spec).is_dir()
+        name, factory, rest = found
+        locate = getattr(factory, "weights_directory", None)
+        return locate is not None and (rest is None or locate(rest) is not None)
 
     def release(self, model: Model) -> bool:
         """One user of a cached ``model`` is done with it (``Agent.close``); the registry drops
@@ -92,46 +160,7 @@ class ModelRegistry:
             return sorted((name, dtype) for name, dtype, _engine in self._cache)
 
 
-def local_model(path: str | Path, *, name: str | None = None, dtype: str = "auto", engine: str = "transformers",
-                **kwargs: Any) -> Model:
-    """A model directory on ``engine``: a ``TransformersModel`` for ``transformers`` (or ``auto``
-    without ctranslate2), else a ``LocalModel`` that loads each engine on first use."""
-    if resolve_engine(engine) == "transformers":
-        from agents.models.transformers_model import TransformersModel
-
-        return TransformersModel(path, name=name, dtype=dtype, **kwargs)
-    from agents.models.local_model import LocalModel
-
-    return LocalModel(path, name=name, engine=engine, dtype=dtype, **kwargs)
-
-
-def _embedded(name: str) -> Factory:
-    def load(**kwargs: Any) -> Model:
-        from agents.models.embedded import embedded_directory
-
-        return local_model(embedded_directory(name), name=name, **kwargs)
-
-    return load
-
-
-def _reference(tasks=None, mapping=None, **_: Any) -> Model:
-    from agents.models.reference import ReferenceModel
-
-    if tasks is None or mapping is None:
-        raise UnknownModelError("the reference model answers known tasks: load_model('reference', "
-                                "tasks=..., mapping=env.mapping)")
-    return ReferenceModel(tasks, mapping)
-
-
-def default_registry() -> ModelRegistry:
-    registry = ModelRegistry()
-    registry.register("qwen2.5-coder-0.5b", _embedded("qwen2.5-coder-0.5b"))
-    registry.register("smollm2-135m", _embedded("smollm2-135m"))
-    registry.register("reference", _reference)
-    return registry
-
-
-REGISTRY = default_registry()
+REGISTRY = ModelRegistry(entry_points=True)
 
 
 def load_model(name: str, **kwargs: Any) -> Model:
