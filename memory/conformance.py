@@ -12,12 +12,11 @@ protocol, add-get, generated-ids, search (top-k by cosine, best first), vector-q
 (equality filters), upsert, update (re-embeds only when the text changes), given-embeddings,
 delete, bad-input (``MemoryStoreError``, nothing written), persist (``persist`` + ``close``, then
 the same path read back here and in a fresh process; skipped for a store that keeps nothing,
-unless ``persistent=True``). ``SHIPPED`` holds our backends; ``tests/memory`` runs them all.
+unless ``persistent=True``). Backends are found by name in ``memory.registry``; ``tests/memory`` runs every one of ours.
 """
 
 from __future__ import annotations
 
-import importlib.machinery
 import json
 import os
 import shutil
@@ -27,7 +26,6 @@ import tempfile
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +33,8 @@ import numpy as np
 
 from memory.base import Hit, MemoryStore, MemoryStoreError
 from memory.check_report import ConformanceReport
-from memory.chroma import ChromaStore
 from memory.embed import Embedder
-from memory.inmemory import InMemoryStore
+from memory.fresh_process import REOPEN, locate
 
 Factory = Callable[[Path, Any], Any]
 CHECKS = ("protocol", "add-get", "generated-ids", "search", "vector-query", "where", "upsert", "update",
@@ -50,29 +47,6 @@ IDS = ["m", "i", "s", "c"]
 QUERIES = ["anything", "average of the numbers", "invert a matrix", "x", "the median, not the mean",
            "transpose a matrix", "swap rows and columns of a matrix", "one more", "and another", "a third", "a"]
 _SAME = 0.99  # cosine of a text with itself, allowing for float32 and approximate indexes
-
-
-# -- our backends --------------------------------------------------------------------------------
-def inmemory_store(path: Path, embedder: Any) -> InMemoryStore:
-    return InMemoryStore(embedder)
-
-
-def inmemory_file_store(path: Path, embedder: Any) -> InMemoryStore:
-    return InMemoryStore(embedder, path=path)
-
-
-def chroma_store(path: Path, embedder: Any) -> ChromaStore:
-    return ChromaStore(path, embedder)
-
-
-@dataclass(frozen=True)
-class Backend:
-    factory: Factory
-    persistent: bool  # check_store's persistent=: whether items must survive a reopen
-
-
-SHIPPED = {"inmemory": Backend(inmemory_store, False), "inmemory-file": Backend(inmemory_file_store, True),
-           "chroma": Backend(chroma_store, True)}
 
 
 _MEMOS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -476,7 +450,7 @@ class _StoreChecks:
     def _fresh_process(self) -> list[str]:
         if not self.fresh_process:
             return []
-        located = _locate(self.factory)
+        located = locate(self.factory)
         if located is None or not isinstance(self.base, Embedder):
             why = ("the factory is not importable by name (a lambda, a local or __main__ function)" if located is None
                    else "the embedder is not a memory.Embedder")
@@ -487,7 +461,7 @@ class _StoreChecks:
                 "embedder": str(self.base.path), "vector": self.vector(TEXTS[0]).tolist()}
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))}
         self.step = "reopening the store in a fresh process"
-        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(args)], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-c", REOPEN, json.dumps(args)], capture_output=True, text=True,
                              env=env, timeout=self.timeout)
         if out.returncode != 0:
             tail = (out.stderr.strip().splitlines() or ["(no output)"])[-1]
@@ -498,46 +472,3 @@ class _StoreChecks:
             return [f"reopened in a fresh process, the store held {seen['len']} items, get('m') gave {seen['get']} "
                     f"and a search found {seen['top']!r}: keep everything on disk, not in process memory"]
         return []
-
-
-def _locate(factory: Any) -> tuple[str | None, str | None, str] | None:
-    """(module, file, qualname) that find ``factory`` again in a fresh process, or None."""
-    module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
-    source = sys.modules.get(module) if module else None
-    if source is None or not qualname or "<" in qualname or module == "__main__":
-        return None
-    value: Any = source
-    for part in qualname.split("."):
-        value = getattr(value, part, None)
-    if value is not factory:
-        return None
-    top = module.partition(".")[0]  # find_spec(module) would answer from sys.modules, even for a file loaded by path
-    if top in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(top) is not None:
-        return module, None, qualname
-    file = getattr(source, "__file__", None)
-    return (None, file, qualname) if file else None
-
-
-_CHILD = """
-import importlib, importlib.util, json, sys
-from pathlib import Path
-import numpy as np
-from memory.embed import Embedder
-a = json.loads(sys.argv[1])
-if a["file"]:
-    spec = importlib.util.spec_from_file_location("sebench_store_factory", a["file"])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-else:
-    module = importlib.import_module(a["module"])
-factory = module
-for part in a["qualname"].split("."):
-    factory = getattr(factory, part)
-store = factory(Path(a["path"]), Embedder(a["embedder"]))
-item = store.get("m")
-hits = store.search(np.asarray(a["vector"], dtype=np.float32), k=1, where={"kind": "rule"})
-print(json.dumps({"len": len(store), "get": [item.text, item.metadata] if item else None,
-                  "top": hits[0].id if hits else None}))
-store.close()
-"""

@@ -2,8 +2,10 @@
 
 import pytest
 
-from memory import Embedder, InMemoryStore
-from memory.conformance import CHECKS, SHIPPED, check_store
+from memory import Embedder, InMemoryStore, registry
+from memory.conformance import CHECKS, check_store
+
+OURS = [name for name, plugin in registry.backends().items() if plugin.ours]
 
 
 @pytest.fixture(scope="module")
@@ -11,13 +13,18 @@ def embedder():
     return Embedder()
 
 
-@pytest.mark.parametrize("name", list(SHIPPED))
-def test_shipped_backend_passes_every_check(name, tmp_path, embedder):
-    backend = SHIPPED[name]
-    report = check_store(backend.factory, embedder=embedder, workdir=tmp_path, persistent=backend.persistent)
+def test_our_backends_are_registered_by_entry_point():
+    assert set(OURS) >= {"inmemory", "inmemory-file", "chroma"}
+
+
+@pytest.mark.parametrize("name", OURS)
+def test_every_backend_we_register_passes_every_check(name, tmp_path, embedder):
+    factory = registry.factory(name)
+    persistent = registry.is_persistent(factory)
+    report = check_store(factory, embedder=embedder, workdir=tmp_path, persistent=persistent)
     assert [c.name for c in report.checks] == list(CHECKS)
     assert report.passed, "\n".join(report.lines())
-    if backend.persistent:  # read back in a fresh process, not only in this one
+    if persistent:  # read back in a fresh process, not only in this one
         assert isinstance(report.details["fresh_process"], dict)  # it ran, and its reading passed
         assert "fresh process" in report.check("persist").why
     else:
@@ -67,8 +74,7 @@ def test_the_guides_sqlite_example_passes_every_check_as_written(tmp_path, embed
     page = (Path(__file__).parents[2] / "docs" / "memory-backends.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     store = next(b for b in blocks if b.startswith("# memory/sqlite.py"))
-    hook = next(b for b in blocks if b.startswith("# memory/conformance.py"))
-    factory = "\n".join(line for line in hook.splitlines() if not line.startswith(("#", "SHIPPED")))
+    factory = next(b for b in blocks if b.startswith("# memory/sqlite.py (continued)"))
     (tmp_path / "sqlite_example.py").write_text(f"{store}\n\n{factory}\n")
     spec = importlib.util.spec_from_file_location("sebench_docs_sqlite_example", tmp_path / "sqlite_example.py")
     module = importlib.util.module_from_spec(spec)
