@@ -12,6 +12,11 @@ into the prompt.
 
 Small models write malformed operations: they are counted and skipped. State is saved after
 every task, so a killed ``evolve`` resumes where it stopped.
+
+The solved tasks live in any memory backend (``store``: a registered name, e.g. ``--set
+store=chroma --set store_path=DIR``, or a store object): ``save`` persists it through the store's
+own persistence and records its backend and place, ``load`` reopens it there; a store that kept
+nothing (``inmemory``) is refilled from the saved records, so every backend gives the same prompts.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from envs.zwc import Observation, Task
 from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
 from learners.rules import RuleBook, parse_operations
 from memory import InMemoryStore, MemoryStore
+from memory.registry import backends, make_store
 from sebench.errors import SettingError
 
 
@@ -41,11 +47,18 @@ class ExpelConfig(LearnerConfig):
     success_chunk: int = setting(8, "Successes critiqued together.")
     context_tokens: int = setting(1200, "Cap on the examples' size in the prompt (tokens ~ chars / 4).")
     insight_max_tokens: int = setting(256, "Tokens per insight-extraction answer.")
+    store: str = setting("inmemory-file", "Memory backend of the solved tasks: a registered name "
+                                          "(sebench backends: inmemory, inmemory-file, chroma, or a package's).")
+    store_path: str = setting("", "Where the store keeps its items (default: the state directory's trajectories; "
+                                  "an on-disk backend such as chroma needs one where there is no state directory).")
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.max_reflections < 0 or self.retrieve_k < 0 or self.rule_cap < 1 or self.success_chunk < 1:
             raise SettingError(f"invalid ExpelConfig {self}: counts must be >= 0 and caps >= 1")
+        if self.store not in (installed := backends()):
+            raise SettingError(f"ExpelConfig store={self.store!r} is no registered memory backend; "
+                               f"installed: {', '.join(installed)} (sebench backends)")
 
 
 OPERATIONS = """ADD: <a new general rule>
@@ -97,10 +110,14 @@ class ExpelLearner:
     parametric = False
     config_class = ExpelConfig
 
-    def __init__(self, config: ExpelConfig | None = None, store: MemoryStore | None = None, **overrides: Any):
+    def __init__(self, config: ExpelConfig | None = None, store: MemoryStore | str | None = None, **overrides: Any):
+        if isinstance(store, str):  # a registered backend's name: the config says which
+            overrides["store"], store = store, None
         self.config = config or ExpelConfig(**overrides)
         self.book = RuleBook(cap=self.config.rule_cap)
         self._store = store
+        self._given_store = store is not None  # the caller's object: kept, never reopened by name
+        self._store_at: Path | None = None  # where the store was opened (its backend's path)
         self.records: dict[str, TaskRecord] = {}
         self.malformed = 0
         self.log: list[str] = []
@@ -114,9 +131,19 @@ class ExpelLearner:
     @property
     def store(self) -> MemoryStore:
         if self._store is None:
-            path = Path(self.config.state_dir) / "trajectories" if self.config.state_dir else None
-            self._store = InMemoryStore(path=path)
+            with self._lock:  # episodes ask from many threads at once: one store, opened once
+                if self._store is None:
+                    self._store_at = self._store_location(self.config.state_dir)
+                    self._store = make_store(self.config.store, self._store_at)
         return self._store
+
+    def _store_location(self, state_dir) -> Path | None:
+        """Where the store keeps its items; its folder is made here (a backend may expect it)."""
+        where = Path(self.config.store_path) if self.config.store_path else (
+            Path(state_dir) / "trajectories" if state_dir else None)
+        if where is not None:
+            where.parent.mkdir(parents=True, exist_ok=True)
+        return where
 
     def context(self, obs: Observation) -> str:
         parts = []
@@ -255,6 +282,15 @@ class ExpelLearner:
         self._save_if_configured()
 
     # -- state ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Persist and let go of a store this learner opened (one passed in is its caller's); the
+        next use reopens it by name."""
+        with self._lock:
+            if self._store is not None and not self._given_store:
+                self._store.persist()
+                self._store.close()
+                self._store = None
+
     def _save_if_configured(self) -> None:
         if self.config.state_dir:
             self.save(self.config.state_dir)
@@ -265,11 +301,15 @@ class ExpelLearner:
 
     def _save(self, path) -> None:
         target = Path(path)
+        if self._store is not None and isinstance(self._store, InMemoryStore) and not self.config.store_path:
+            self._store.path = self._store_at = target / "trajectories"  # in-memory items go where the state goes
+        where = self._store_at if self._store is not None else self._store_location(target)
         save_state(target, self.name, {"config": asdict(self.config), "rules": self.book.to_dict(),
                                        "records": [asdict(r) for r in self.records.values()],
-                                       "malformed": self.malformed}, "expel.json")
-        if self._store is not None and isinstance(self._store, InMemoryStore):
-            self._store.path = target / "trajectories"  # the stored successes go where the state goes
+                                       "malformed": self.malformed,
+                                       "store": {"backend": None if self._given_store else self.config.store,
+                                                 "path": None if where is None else str(where)}}, "expel.json")
+        if self._store is not None:
             self._store.persist()
 
     def load(self, path) -> None:
@@ -277,5 +317,14 @@ class ExpelLearner:
         self.book = RuleBook.from_dict(state["rules"])
         self.records = {r["task_id"]: TaskRecord(**r) for r in state["records"]}
         self.malformed = state.get("malformed", 0)
-        if (Path(path) / "trajectories.json").is_file():
-            self._store = InMemoryStore(path=Path(path) / "trajectories")
+        saved = state.get("store") or {}  # runs saved before stores were pluggable: in-memory, in path
+        if not self._given_store:
+            self.config.store = saved.get("backend") or self.config.store
+            if saved.get("path") and Path(saved["path"]) != Path(path) / "trajectories":
+                self.config.store_path = saved["path"]  # a place of its own (chroma's directory ...)
+            if self._store is not None:
+                self._store.close()
+            self._store_at = self._store_location(path)
+            self._store = make_store(self.config.store, self._store_at)
+        if len(self.store) == 0:  # a backend that kept nothing: the records hold what it stored
+            self._remember_successes()
