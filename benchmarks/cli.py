@@ -9,11 +9,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+from benchmarks.cli_options import DTYPE_HELP, ENGINE_HELP, PRESET_HELP, USAGE_HELP, Dtype, Engine, Preset, Usage
 
 
 class _OneLineErrors(typer.core.TyperGroup):
@@ -38,20 +39,7 @@ app = typer.Typer(help="SE-Bench: can an agent internalise a library it has neve
 zwc_app = typer.Typer(help="Build and inspect ZWC environments.", no_args_is_help=True)
 app.add_typer(zwc_app, name="zwc")
 console = Console(stderr=True)
-Usage = Literal["standard", "strict"]  # envs.zwc.env.USAGES, spelled here to keep `sebench` fast to start
-USAGE_HELP = ("How a pass must use the library: standard (a catalogued zwc function runs in every test) or strict "
-              "(single-function tasks must also run their own function).")
-Dtype = Literal["auto", "bfloat16", "float32"]  # agents.models.dtype.DTYPES
-Engine = Literal["auto", "transformers", "ct2-int8", "ct2-float32"]  # agents.models.local_model.ENGINES
-Preset = Literal["cpu", "paper"]  # agents.presets.PRESETS
-PRESET_HELP = ("Evaluation settings: cpu (greedy single samples, 0.8 for more, 512 tokens, n 5) or paper (SE-Bench's "
-               "temperature 0.6, one sample, pass@1, 8192 tokens for thinking models); explicit --n, --temperature "
-               "and --max-tokens win; the preset is recorded in the results' config.")
-ENGINE_HELP = ("What generates for a local model: auto (CTranslate2 float32 for greedy answers of a float32 CPU "
-               "model where ctranslate2 is installed, transformers for seeded sampling), transformers, ct2-int8 or "
-               "ct2-float32.")
-DTYPE_HELP = ("Weights / compute type of local models: auto (bfloat16 where the CPU has AMX or AVX-512-BF16 or the "
-              "GPU supports it, else float32), bfloat16 or float32.")
+
 
 
 @zwc_app.command("build")
@@ -441,165 +429,26 @@ def probe_command(
         Console().print(f"answers: {out}")
 
 
-@app.command("compare")
-def compare_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    learners: str = typer.Option("none,expel,ace", "--learners", help="Comma-separated learner names."),
-    model: str = typer.Option("smollm2-135m", "--model"),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, PNG plots, summary.json)."),
-    limit: int = typer.Option(20, "--limit", help="Test tasks evaluated closed-book."),
-    train_limit: int = typer.Option(20, "--train-limit", help="Train tasks each learner uses."),
-    gather_model: str | None = typer.Option("reference", "--gather-model",
-                                            help="Model that gathers training trajectories ('' for the agent's)."),
-    max_tokens: int = typer.Option(192, "--max-tokens"),
-    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
-) -> None:
-    """Evolve each learner and compare closed-book results next to the no-learner baseline."""
-    from benchmarks.compare import compare
-
-    names = [n.strip() for n in learners.split(",") if n.strip()]
-    if "none" not in names:
-        names.insert(0, "none")  # the baseline is always in the table
-    env = _load_env(zwc, usage)
-    try:
-        results = compare(env, names, model, out, limit=limit, train_limit=train_limit,
-                          gather_model=gather_model or None, max_tokens=max_tokens, dtype=dtype)
-    finally:
-        env.close()
-    for table in _report_tables([r.evaluation for r in results]):
-        Console().print(table)
-    Console().print(f"report: {out / 'report.md'}")
-
-
-@app.command("sft-compare")
-def sft_compare_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, sft.png, summary.json)."),
-    model: str = typer.Option("smollm2-135m", "--model", help="The base model (local weights)."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainers' (--set dtype=… wins)."),
-    learners: str = typer.Option("closed-sft,open-sft", "--learners"),
-    train_limit: int = typer.Option(48, "--train-limit", help="The fixed train slice: its first N tasks."),
-    steps: int = typer.Option(60, "--steps", help="Optimiser steps per learner."),
-    n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
-    limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
-    probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
-    gather_model: str = typer.Option("reference", "--gather-model", help="Teacher for the trajectories."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable)."),
-) -> None:
-    """API recall and closed-book pass@k before vs after Closed-SFT and Open-SFT, in one table."""
-    from benchmarks.sft_compare import HEADER, sft_compare, table_rows, verdict
-
-    names = tuple(n.strip() for n in learners.split(",") if n.strip())
-    env = _load_env(zwc)
-    try:
-        rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
-                           limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
-                           settings=_overrides(settings), probe_limit=probe_limit, dtype=dtype)
-    finally:
-        env.close()
-    table = Table(title=f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
-    for col in HEADER:
-        table.add_column(col, justify="left" if col == "model" else "right")
-    for cells in table_rows(rows):
-        table.add_row(*cells)
-    Console(width=max(Console().width, 160)).print(table)
-    Console().print(verdict(rows))
-    Console().print(f"report: {out / 'report.md'}")
-
-
-@app.command("rl-compare")
-def rl_compare_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, rl.png, summary.json)."),
-    model: str = typer.Option("qwen2.5-coder-0.5b", "--model", help="The base model (local weights)."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainers' (--set dtype=… wins)."),
-    learners: str = typer.Option(",".join(("closed-sft", "open-rl", "closed-rl", "closed-rl@sft-like",
-                                           "closed-rl@sft-like+clip", "closed-rl@sft-like+grpo-adv",
-                                           "closed-rl@sft-like-small-lr", "closed-rl@sft-like-small-batch",
-                                           "closed-sft-rl")), "--learners",
-                                 help="Comma-separated; closed-rl@PRESET for Table 3's ablations."),
-    train_limit: int = typer.Option(8, "--train-limit", help="The fixed train slice: its first N tasks."),
-    steps: int = typer.Option(8, "--steps", help="RL optimiser steps per learner (the same budget for all)."),
-    sft_steps: int = typer.Option(8, "--sft-steps", help="Closed-SFT's steps (its row and Closed-SFT-RL's stage)."),
-    n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
-    limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
-    probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
-    gather_model: str = typer.Option("reference", "--gather-model", help="Closed-SFT's teacher."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    settings: list[str] = typer.Option([], "--set", help="RL setting KEY=VALUE for every RL learner (repeatable)."),
-) -> None:
-    """The RL Gap: recall and closed-book pass@k of every RL learner against base and Closed-SFT."""
-    from benchmarks.rl_compare import HEADER, parse_learner, rl_compare, table_rows, verdict
-
-    names = tuple(n.strip() for n in learners.split(",") if n.strip())
-    try:
-        for name in names:
-            parse_learner(name)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-    env = _load_env(zwc)
-    try:
-        rows = rl_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps,
-                          sft_steps=sft_steps, n=n, limit=limit, gather_model=gather_model or None,
-                          max_tokens=max_tokens, settings=_overrides(settings), probe_limit=probe_limit, dtype=dtype)
-    finally:
-        env.close()
-    table = Table(title=f"RL, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
-    for col in HEADER:
-        table.add_column(col, justify="left" if col == "model" else "right")
-    for cells in table_rows(rows):
-        table.add_row(*cells)
-    Console(width=max(Console().width, 180)).print(table)
-    Console().print(verdict(rows))
-    Console().print(f"report: {out / 'report.md'}")
-
-
-@app.command("serve")
-def serve_command(
-    model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP + " auto streams through transformers' "
-                                  "continuous batching; ct2-* answer whole."),
-    port: int = typer.Option(8000, "--port"),
-    host: str = typer.Option("127.0.0.1", "--host"),
-    served_model_name: list[str] | None = typer.Option(
-        None, "--served-model-name", help="Name(s) requests must use; default: the model's name and --model as typed."),
-    max_model_len: int | None = typer.Option(None, "--max-model-len", min=2,
-                                      help="Cap on prompt + answer tokens; default: the model's context."),
-    max_num_seqs: int = typer.Option(16, "--max-num-seqs", min=1, help="Answers decoded together; more wait."),
-) -> None:
-    """An OpenAI-compatible chat-completions server over any backend (continuous batching, streaming)."""
-    from agents.models import load_model
-    from agents.models.serve import make_server
-
-    backend = load_model(model, dtype=dtype, engine=engine)
-    names = served_model_name or [backend.name, model, *([Path(model).name] if Path(model).is_dir() else [])]
-    server = make_server(backend, host, port, served_names=names, max_model_len=max_model_len,
-                         max_num_seqs=max_num_seqs)
-    served = server.service.served
-    console.print(f"serving {served[0]} at http://{host}:{server.server_address[1]}/v1 "
-                  f"(model names accepted: {', '.join(served)}; Ctrl-C to stop)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        server.server_close()
-
-
 def _register_commands() -> None:
     """Commands that live in their own modules (the command functions import their work lazily)."""
-    from benchmarks.cli_backends import check_backend_command
+    from benchmarks.cli_backends import backends_command, check_backend_command
     from benchmarks.cli_check import check_learner_command
+    from benchmarks.cli_compare import compare_command, rl_compare_command, sft_compare_command
     from benchmarks.cli_learners import learners_command
     from benchmarks.cli_report import report_command
     from benchmarks.cli_selfplay import selfplay_command, selfplay_compare_command
+    from benchmarks.cli_serve import serve_command
 
     app.command("learners")(learners_command)
     app.command("check-learner")(check_learner_command)
     app.command("check-backend")(check_backend_command)
+    app.command("backends")(backends_command)
     app.command("report")(report_command)
+    app.command("compare")(compare_command)
+    app.command("sft-compare")(sft_compare_command)
+    app.command("rl-compare")(rl_compare_command)
     app.command("selfplay")(selfplay_command)
+    app.command("serve")(serve_command)
     app.command("selfplay-compare")(selfplay_compare_command)
 
 

@@ -1,8 +1,9 @@
 """``sebench check-backend memory|model TARGET``: the backend checkers from the shell.
 
-    sebench check-backend memory chroma                         # one of memory.conformance.SHIPPED
+    sebench check-backend memory chroma                         # any registered memory backend
     sebench check-backend memory my_package.stores:make_store   # factory(path, embedder) -> store
-    sebench check-backend model smollm2-135m                    # anything load_model accepts
+    sebench check-backend model smollm2-135m                    # anything load_model accepts (any
+                                                                # registered name or prefix)
     sebench check-backend model smollm2-135m --engine ct2-int8  # on another engine (local models)
     sebench check-backend model path/to/my_model.py:MyModel     # a model, or a factory taking no arguments
 
@@ -21,7 +22,6 @@ from typing import Any
 import typer
 
 _OBJECT = re.compile(r"^(?P<place>[\w.]+|.+\.py):(?P<attr>[\w.]+)$")  # package.module:Attr or file.py:Attr
-_MODEL_SCHEMES = ("openai:", "vllm:")
 
 
 class Kind(StrEnum):
@@ -31,7 +31,7 @@ class Kind(StrEnum):
 
 def check_backend_command(
     kind: Kind = typer.Argument(..., help="memory (a MemoryStore backend) or model (a Model backend)."),
-    target: str = typer.Argument(..., help="memory: a shipped backend (inmemory, inmemory-file, chroma) or "
+    target: str = typer.Argument(..., help="memory: a registered backend (sebench backends) or "
                                            "package.module:Attr / path/to/file.py:Attr, a factory(path, embedder); "
                                            "model: a name load_model accepts, or package.module:Attr / "
                                            "path/to/file.py:Attr, a model or a factory taking no arguments."),
@@ -52,21 +52,25 @@ def check_backend_command(
     from benchmarks.check_output import finish_check
 
     if kind is Kind.memory:
-        from memory.conformance import SHIPPED, check_store
+        from memory import registry
+        from memory.conformance import check_store
 
-        if target in SHIPPED:
-            factory, default = SHIPPED[target].factory, SHIPPED[target].persistent
+        installed = registry.backends()
+        if target in installed:
+            factory = registry.factory(target)
+            default = registry.is_persistent(factory)
         else:
-            factory, default = _resolve_object(target, f"a shipped backend ({', '.join(SHIPPED)})"), None
+            factory, default = _resolve_object(target, f"a registered backend ({', '.join(installed)})"), None
         report = check_store(factory, workdir=workdir, target=target,
                              persistent=persistent if persistent is not None else default)
     else:
         from agents.models.conformance import check_model
         from agents.models.errors import ModelError
+        from agents.models.registry import REGISTRY
 
         model: Any = target
         try:
-            if _OBJECT.match(target) and not target.startswith(_MODEL_SCHEMES):
+            if _OBJECT.match(target) and REGISTRY.find(target) is None:
                 model = _resolve_object(target, "a model name, a model directory, vllm:<model> or openai:<url>#<model>")
             elif engine != "transformers":
                 from agents.models import load_model
@@ -89,3 +93,23 @@ def _resolve_object(target: str, alternative: str) -> Any:
         return load_object(target)[0]
     except TargetError as exc:
         raise typer.BadParameter(str(exc), param_hint="TARGET") from None
+
+
+def backends_command() -> None:
+    """The registered memory and model backends and where each comes from (its package and
+    ``module:attr``): the ``sebench.memory`` and ``sebench.models`` entry-point groups."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from agents.models.registry import REGISTRY
+    from memory import registry
+
+    table = Table(title="backends (entry-point groups sebench.memory and sebench.models)")
+    for col in ("kind", "name", "where"):
+        table.add_column(col, overflow="fold")
+    for name, plugin in registry.backends().items():
+        table.add_row("memory", name, plugin.origin)
+    for entry in REGISTRY.entries():
+        table.add_row("model", entry.name + ("<…>" if entry.prefix else ""), entry.origin)
+    table.caption = "a model directory needs no entry; check any of them with sebench check-backend memory|model NAME"
+    Console().print(table)

@@ -17,7 +17,7 @@ from rich.console import Console
 from agents import EvalReport, EvolveReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
-from benchmarks.runs import evolve_run
+from benchmarks.runs import evolve_run, learner_overrides
 from envs.zwc import ZWCEnv
 
 NOTES = ("rules", "bullets", "curations_parsed", "updates", "stored_trajectories", "solved", "gathered_with",
@@ -33,16 +33,20 @@ class LearnerResult:
 
 def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, split: str = "single_test",
             limit: int | None = 20, train_limit: int = 20, gather_model: str | None = "reference",
-            max_tokens: int = 192, n: int = 1, dtype: str = "auto") -> list[LearnerResult]:
+            max_tokens: int = 192, n: int = 1, dtype: str = "auto",
+            settings: dict | None = None) -> list[LearnerResult]:
+    """``settings``: ``--set`` values, ``KEY`` for every learner but ``none``, ``LEARNER.KEY`` for one
+    (``expel.store=chroma``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = []
     console = Console(stderr=True)
     for i, name in enumerate(learners, 1):
-        settings = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model}
+        own = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model,
+                                         **learner_overrides(settings or {}, name)}
         console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold]" + ("" if name == "none" else
                       f" — training phase on {train_limit} train tasks, then closed-book on {limit} test tasks"))
-        agent, evolve = evolve_run(env, name, out / name, model=model, settings=settings, max_tokens=max_tokens,
+        agent, evolve = evolve_run(env, name, out / name, model=model, settings=own, max_tokens=max_tokens,
                                    dtype=dtype)
         if name != "none":
             console.print(f"{name} evolved in {evolve.seconds:.0f} s: " + ", ".join(
@@ -50,9 +54,14 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         results_path = out / name / "closed.jsonl"
         results_path.unlink(missing_ok=True)
         evaluation = agent.evaluate(env, split=split, n=n, mode="closed", out=str(results_path), limit=limit)
+        agent.close()  # the row's model goes back to the registry before the next row loads its own
+        close = getattr(agent.learner, "close", None)
+        if close is not None:
+            close()  # and its store lets go of its files (the run directory keeps them)
         results.append(LearnerResult(name, evolve, evaluation))
     _write_report(results, out, {"model": model, "split": split, "limit": limit, "train_limit": train_limit,
                                  "gather_model": gather_model, "n": n, "max_tokens": max_tokens,
+                                 "settings": settings or {},
                                  "dtype": resolve_dtype(dtype), "usage": env.usage, "zwc": env.mapping.origin,
                                  "code_version": _code_version(),
                                  "date": time.strftime("%Y-%m-%d %H:%M:%S")})

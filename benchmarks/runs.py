@@ -31,6 +31,14 @@ class RunError(SebenchError, ValueError):
     """A directory that is not a run, or one this code cannot load."""
 
 
+def learner_overrides(extra: dict[str, Any], name: str) -> dict[str, Any]:
+    """A comparison's ``--set`` values for the learner ``name``: ``KEY`` applies to every learner of
+    the comparison, ``LEARNER.KEY`` to that one only (``expel.store``, ``absolute-zero.rounds``)."""
+    shared = {k: v for k, v in extra.items() if "." not in k}
+    own = {k.split(".", 1)[1]: v for k, v in extra.items() if k.startswith(f"{name}.")}
+    return {**shared, **own}
+
+
 def evolve_run(env: ZWCEnv, learner: str, out: str | Path, *, model: str = "smollm2-135m",
                settings: dict[str, Any] | None = None, max_tokens: int = 256, dtype: str = "auto",
                usage: str | None = None) -> tuple[Agent, EvolveReport]:

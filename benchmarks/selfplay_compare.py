@@ -28,7 +28,7 @@ from agents import Agent, EvalReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from agents.probe import ProbeReport
-from benchmarks.runs import evolve_run
+from benchmarks.runs import evolve_run, learner_overrides
 from benchmarks.sft_compare import SFTRow, measure
 from envs.zwc import ZWCEnv
 from sebench.errors import SettingError
@@ -50,9 +50,7 @@ def learner_settings(name: str, train_limit: int, sft_steps: int, rounds: int, p
     settings: dict[str, Any] = {"limit": train_limit, "rounds": rounds}
     if name != "absolute-zero":  # its proposals per round are its slots x num_generations
         settings |= {"proposals": proposals, "max_steps": sft_steps}
-    shared = {k: v for k, v in extra.items() if "." not in k}
-    own = {k.split(".", 1)[1]: v for k, v in extra.items() if k.startswith(f"{name}.")}
-    return {**settings, **shared, **own}
+    return {**settings, **learner_overrides(extra, name)}
 
 
 def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b",
