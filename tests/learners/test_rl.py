@@ -22,7 +22,7 @@ import torch
 from agents import Agent
 from agents.models import load_model
 from learners import make
-from learners import rl_train as rl_train_module
+from learners import rl_trainer as rl_trainer_module
 from learners.rl import PRESETS, RLLearnerConfig, rollout_prompts
 from learners.rl_train import RLSettings, SandboxReward, build_trainer
 
@@ -162,7 +162,7 @@ def test_open_rl_trains_on_what_it_generated_from(task_env, tiny_dir, tmp_path):
 @pytest.mark.parametrize("name", ["open-rl", "closed-rl", "closed-sft-rl"])
 def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_env, tiny, tiny_dir, tmp_path,
                                                                           monkeypatch, name):
-    base_class = rl_train_module._trainer_class
+    base_class = rl_trainer_module._trainer_class
 
     def scripted_class():
         cls = base_class()
@@ -174,7 +174,7 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
 
         return Scripted
 
-    monkeypatch.setattr(rl_train_module, "_trainer_class", scripted_class)
+    monkeypatch.setattr(rl_trainer_module, "_trainer_class", scripted_class)
     extra = {"sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512, "sft_learning_rate": LR,
              "sft_warmup_ratio": 0.0,  # no warmup: the one SFT step has lr > 0
              "gather_model": "reference"} if name == "closed-sft-rl" else {}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agents import Agent
-from learners import rl_train as rl_train_module
+from learners import rl_trainer as rl_trainer_module
 from selfplay.absolute_zero import AbsoluteZeroLearner
 from selfplay.azr_rollout import SLOTS
 from selfplay.teacher import TeacherProposer
@@ -35,7 +35,7 @@ def scripted_proposals(monkeypatch, env, tasks) -> list[str]:
     """The trainer answers each proposer prompt from the script (module doc); every other prompt
     (the solver's) goes to the model. Returns the list the scripted answers are appended to."""
     teacher = TeacherProposer(env, tasks)
-    base_class, answered = rl_train_module._trainer_class, []
+    base_class, answered = rl_trainer_module._trainer_class, []
 
     def scripted_class():
         class ScriptedProposals(base_class()):
@@ -56,7 +56,7 @@ def scripted_proposals(monkeypatch, env, tasks) -> list[str]:
 
         return ScriptedProposals
 
-    monkeypatch.setattr(rl_train_module, "_trainer_class", scripted_class)
+    monkeypatch.setattr(rl_trainer_module, "_trainer_class", scripted_class)
     return answered
 
 
