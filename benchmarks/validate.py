@@ -71,6 +71,11 @@ def real_zwc_names(code: str, names: frozenset[str]) -> set[str]:
     return found
 
 
+def file_part(name: str) -> str:
+    """A model's name as one file-name part: a directory or ``openai:http://host/v1#m`` has slashes."""
+    return re.sub(r"[^\w.+-]+", "_", name).strip("_") or "model"
+
+
 def validate(env: ZWCEnv, agent: Agent, split: str = "single_test", limit: int = 20,
              out_dir: str | Path = "validate") -> ValidationResult:
     out = Path(out_dir)
@@ -79,7 +84,7 @@ def validate(env: ZWCEnv, agent: Agent, split: str = "single_test", limit: int =
             (Agent(model="reference", concurrency=agent.concurrency), "closed")]
     reports = []
     for i, (who, mode) in enumerate(runs):
-        path = out / f"{i}-{who.name}-{mode}.jsonl"
+        path = out / f"{i}-{file_part(who.name)}-{mode}.jsonl"
         path.unlink(missing_ok=True)
         reports.append(who.evaluate(env, split=split, n=1, mode=mode, out=str(path), limit=limit))
     names = frozenset(e.zwc for e in env.mapping)  # the functions; constants like zwc.pi are guessable

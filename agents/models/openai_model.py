@@ -62,8 +62,11 @@ class OpenAIModel:
         if seeds is not None and len(seeds) != len(prompts):
             raise ValueError(f"seeds: one per prompt, got {len(seeds)} for {len(prompts)} prompts")
 
+        # greedy copies are one answer: ask for it once (vLLM refuses n > 1 at temperature 0)
+        asked = 1 if temperature == 0 else n
+
         def one(prompt: Messages, seed: int | None) -> list[Completion]:
-            payload = {"model": self.model, "messages": prompt, "n": n, "temperature": temperature,
+            payload = {"model": self.model, "messages": prompt, "n": asked, "temperature": temperature,
                        "max_tokens": max_tokens}
             if seed is not None:
                 payload["seed"] = seed
@@ -74,16 +77,16 @@ class OpenAIModel:
             usage = data.get("usage") or {}
             tokens = usage.get("completion_tokens")
             out = []
-            for choice in choices[:n]:
+            for choice in choices[:asked]:
                 text = cut_at_stop(choice["message"].get("content") or "", stop)
                 per = choice.get("completion_tokens")  # sebench serve's per-choice count; others: the mean
                 out.append(Completion(text=text, tokens=per if per is not None else
                                       (tokens // max(1, len(choices)) if tokens is not None else len(text.split())),
                                       finish_reason="length" if choice.get("finish_reason") == "length" else "stop",
                                       prompt_tokens=usage.get("prompt_tokens")))
-            if len(out) < n:
-                raise ModelError(f"{self.base_url} returned {len(out)} choices, asked for {n}")
-            return out
+            if len(out) < asked:
+                raise ModelError(f"{self.base_url} returned {len(out)} choices, asked for {asked}")
+            return out * (n // asked)
 
         with ThreadPoolExecutor(max(1, min(self.concurrency, len(prompts)))) as pool:
             return list(pool.map(one, prompts, seeds if seeds is not None else [None] * len(prompts)))
