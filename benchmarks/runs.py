@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,10 @@ def evolve_run(env: ZWCEnv, learner: str, out: str | Path, *, model: str = "smol
         config.setdefault("state_dir", str(out / "learner"))
     learner_obj = make(learner, **config)
     if getattr(learner_obj, "parametric", False):  # the trained model goes to RUN/model, trained in dtype
-        config = {"model_dir": str(out / "model"), "dtype": dtype, **config}
+        accepts = {f.name for f in fields(learner_obj.config)} if is_dataclass(getattr(learner_obj, "config", None)) \
+            else {"model_dir"}
+        given = {"model_dir": str(out / "model"), "dtype": dtype}  # a guide's ParametricConfig has no dtype
+        config = {**{k: v for k, v in given.items() if k in accepts}, **config}
         learner_obj = make(learner, **config)
     out.mkdir(parents=True, exist_ok=True)
     record = {"learner": learner, "settings": {k: v for k, v in config.items() if k not in ("state_dir", "model_dir")},

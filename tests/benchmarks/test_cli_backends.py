@@ -34,7 +34,7 @@ def make(path, embedder):
 
 def test_unknown_targets_are_refused_with_the_forms_accepted(tmp_path):
     result = runner.invoke(app, ["memory", "sqlite"])
-    assert result.exit_code == 2 and "a shipped backend (inmemory, inmemory-file, chroma)" in flat(result.output)
+    assert result.exit_code == 2 and "a registered backend (chroma, inmemory, inmemory-file)" in flat(result.output)
     result = runner.invoke(app, ["model", "no-such-model"])
     assert result.exit_code == 2 and "unknown model" in flat(result.output)
     result = runner.invoke(app, ["memory", f"{tmp_path / 'absent.py'}:make"])

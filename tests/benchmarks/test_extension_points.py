@@ -10,16 +10,14 @@ registration is the package's own entry points.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[2]
+from tests.packaging import ROOT, install, sebench
+
 MODEL = '''
 from agents.models.transformers_model import TransformersModel
 
@@ -51,27 +49,12 @@ print(json.dumps({"contexts": out, "store": type(agent.learner.store).__name__})
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The package ``acme-plugins`` 0.1, installed into a directory put on PYTHONPATH."""
-    site = tmp_path_factory.mktemp("site")
-    package = site / "acme_plugins"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
     page = (ROOT / "docs" / "memory-backends.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     store = next(b for b in blocks if b.startswith("# memory/sqlite.py\n"))
     factory = next(b for b in blocks if b.startswith("# memory/sqlite.py (continued)"))
-    (package / "store.py").write_text(f"{store}\n\n{factory}\n")
-    (package / "model.py").write_text(MODEL)
-    info = site / "acme_plugins-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-plugins\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return site
-
-
-def sebench(site: Path, *args: str, code: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]), NO_COLOR="1", COLUMNS="200")
-    command = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "benchmarks.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, cwd=ROOT)
+    return install(tmp_path_factory.mktemp("site"), "acme-plugins",
+                   {"acme_plugins.store": f"{store}\n\n{factory}\n", "acme_plugins.model": MODEL}, ENTRY_POINTS)
 
 
 def test_the_packages_backends_are_listed_with_where_they_come_from(site):
