@@ -77,14 +77,8 @@ def sft_compare_command(
                            settings=overrides(settings), probe_limit=probe_limit, dtype=dtype)
     finally:
         env.close()
-    table = Table(title=f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
-    for col in HEADER:
-        table.add_column(col, justify="left" if col == "model" else "right")
-    for cells in table_rows(rows):
-        table.add_row(*cells)
-    Console(width=max(Console().width, 160)).print(table)
-    Console().print(verdict(rows))
-    Console().print(f"report: {out / 'report.md'}")
+    print_rows(f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks", HEADER,
+               table_rows(rows), 160, verdict(rows), out)
 
 
 def rl_compare_command(
@@ -125,11 +119,17 @@ def rl_compare_command(
                           max_tokens=max_tokens, settings=overrides(settings), probe_limit=probe_limit, dtype=dtype)
     finally:
         env.close()
-    table = Table(title=f"RL, closed-book: {model}, {steps} steps on the first {train_limit} train tasks")
-    for col in HEADER:
+    print_rows(f"RL, closed-book: {model}, {steps} steps on the first {train_limit} train tasks", HEADER,
+               table_rows(rows), 180, verdict(rows), out)
+
+
+def print_rows(title: str, header, rows, width: int, verdict: str, out: Path) -> None:
+    """A comparison's table (the model column left, figures right), its verdict and its report."""
+    table = Table(title=title)
+    for col in header:
         table.add_column(col, justify="left" if col == "model" else "right")
-    for cells in table_rows(rows):
+    for cells in rows:
         table.add_row(*cells)
-    Console(width=max(Console().width, 180)).print(table)
-    Console().print(verdict(rows))
+    Console(width=max(Console().width, width)).print(table)
+    Console().print(verdict)
     Console().print(f"report: {out / 'report.md'}")
