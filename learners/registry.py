@@ -18,13 +18,14 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import fields
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from typing import Any
 
 from agents.learner import Learner
+from sebench import plugins
 from sebench.errors import SebenchError, SettingError
 
-GROUP = "sebench.learners"
+GROUP = plugins.LEARNERS
 
 
 class LearnerRegistryError(SebenchError, KeyError):
@@ -37,7 +38,7 @@ class LearnerRegistryError(SebenchError, KeyError):
 
 @cache
 def _entry_points() -> dict[str, EntryPoint]:
-    found = {ep.name: ep for ep in entry_points(group=GROUP)}
+    found = plugins.group(GROUP)
     if not found:
         raise LearnerRegistryError(f"no learners registered in the {GROUP!r} entry-point group: the sebench "
                                    "package is not installed in this environment; run `pip install -e .` "

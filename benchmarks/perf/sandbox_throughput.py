@@ -37,6 +37,13 @@ from envs.zwc.names import Mapping
 
 _SEPARATOR = "\n#####\n"  # between printed outputs: arrays print over several lines
 REPEATS = 3
+NO_CALL = "import zwc\ndef solve(*args):\n    if not args:\n        return zwc.ZWCArray([0])\n    return 0\n"
+
+
+def _timed(work) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
 KINDS = {"unary": ("x",), "binary": ("x1", "x2"), "reduction": ("x",)}
 
 
@@ -140,6 +147,8 @@ def run(zwc_dir: Path, n_candidates: int, workers: int) -> dict:
         ours = env.check_many(pairs)
         times.append(time.perf_counter() - started)
     ours_s = statistics.median(times)
+    idle = [(task, NO_CALL) for task, _ in pairs]  # the design's floor: the same forks and tests, no zwc call
+    floor_s = statistics.median(_timed(lambda: env.check_many(idle)) for _ in range(REPEATS))
     cost = ipc_cost(env)
     env.close()
     started = time.perf_counter()
@@ -152,7 +161,8 @@ def run(zwc_dir: Path, n_candidates: int, workers: int) -> dict:
     return {"candidates": n_candidates, "workers": workers, "pool_startup_s": startup,
             "check_many_s": ours_s, "official_s": base_s,
             "check_many_per_s": n_candidates / ours_s, "official_per_s": n_candidates / base_s,
-            "speedup": base_s / ours_s, "passed": sum(v.passed for v in ours), "disagreements": disagree, **cost}
+            "speedup": base_s / ours_s, "no_call_s": floor_s, "floor_speedup": base_s / floor_s,
+            "passed": sum(v.passed for v in ours), "disagreements": disagree, **cost}
 
 
 def main() -> None:
@@ -177,6 +187,8 @@ def main() -> None:
     console.print(f"speed-up: [bold]{result['speedup']:.1f}x[/bold] (target >= 20x); pool start-up "
                   f"{result['pool_startup_s']:.2f}s, once; verdicts agree on "
                   f"{args.candidates - len(result['disagreements'])}/{args.candidates}")
+    console.print(f"the design's floor: the same candidates making no zwc call take {result['no_call_s']:.2f}s, "
+                  f"{result['floor_speedup']:.1f}x (two forked, confined children and the tests' round trips each)")
     console.print(f"IPC cost per zwc call: [bold]{result['ipc_call_us']:.0f} us[/bold] through the stub "
                   f"(the same call on NumPy in-process: {result['numpy_call_us']:.1f} us)")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -110,10 +110,9 @@ def _ours() -> list[str]:
     """The learners this repository registers (its own entry points): a third-party package's
     learner installed beside sebench is its author's to check (``sebench check-learner``), and
     never breaks this suite."""
-    from importlib.metadata import entry_points
+    from sebench import plugins
 
-    return sorted(ep.name for ep in entry_points(group="sebench.learners")
-                  if ep.dist is not None and ep.dist.name == "sebench")
+    return sorted(name for name, ep in plugins.group(plugins.LEARNERS).items() if plugins.describe(ep).ours)
 
 
 def _registered():
