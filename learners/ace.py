@@ -8,6 +8,12 @@ operations that ``learners.playbook`` merges — never a rewrite. Grow-and-refin
 near-duplicates (embedding cosine >= 0.9, counters summed) and enforces the token budget.
 On failure, reflect-then-retry rounds (default 3) stop once correct.
 
+The bullets live in a memory store (``store``: any registered backend, e.g. ``--set
+store=chroma --set store_path=DIR``, or a store object), embedded once when written: the
+de-duplication asks the store for each new or reworded bullet's nearest neighbours, and with
+``retrieve_k`` > 0 the prompt shows the k bullets nearest the task (0, the paper's: all of them).
+The playbook (ids, order, counters) is saved as JSON, the store through its own persistence.
+
 Offline mode (``evolve``): epochs over the train slice, the best playbook on a held-out
 validation slice (closed-book pass rate) kept. Online mode (``online=True``): each *test*
 episode seen by ``observe`` also updates the playbook — it sees test feedback, so report it
@@ -26,16 +32,18 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agents.learner import EvolveReport, LearnerConfig, setting
+from agents.learner import EvolveReport, setting
 from agents.prompts import closed_book_outcome
 from envs.zwc import Observation
 from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
+from learners.held_store import HeldStore, StoreSettings
 from learners.playbook import Playbook, cited, parse_deltas, parse_tags
+from memory import MemoryStore
 from sebench.errors import SettingError
 
 
 @dataclass
-class AceConfig(LearnerConfig):
+class AceConfig(StoreSettings):
     """ACE's settings; CPU-sized defaults, the paper's noted."""
 
     epochs: int = setting(1, "Offline passes over the train slice (paper: up to 5).")
@@ -45,11 +53,15 @@ class AceConfig(LearnerConfig):
     dedup_threshold: float = setting(0.9, "Cosine above which bullets merge.")
     online: bool = setting(False, "Also learn from test episodes (reported separately).")
     max_tokens: int = setting(192, "Per reflector / curator answer.")
+    retrieve_k: int = setting(0, "Bullets in the prompt: the k nearest the task in the store (0: the whole "
+                                 "playbook, as the paper).")
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.epochs < 1 or self.max_retries < 0 or self.validation < 0 or self.budget_tokens < 50:
-            raise SettingError(f"invalid AceConfig {self}: epochs >= 1, retries/validation >= 0, budget >= 50")
+        if self.epochs < 1 or self.max_retries < 0 or self.validation < 0 or self.budget_tokens < 50 \
+                or self.retrieve_k < 0:
+            raise SettingError(f"invalid AceConfig {self}: epochs >= 1, retries/validation/retrieve_k >= 0, "
+                               "budget >= 50")
 
 
 REFLECT = """You are the Reflector. Diagnose this attempt at a coding task that uses the Python library zwc.
@@ -82,7 +94,9 @@ class AceLearner:
     parametric = False
     config_class = AceConfig
 
-    def __init__(self, config: AceConfig | None = None, **overrides):
+    def __init__(self, config: AceConfig | None = None, store: MemoryStore | str | None = None, **overrides):
+        if isinstance(store, str):  # a registered backend's name: the config says which
+            overrides["store"], store = store, None
         self.config = config or AceConfig(**overrides)
         self.playbook_state = Playbook(budget_tokens=self.config.budget_tokens)
         self.retry_notes: dict[str, str] = {}
@@ -90,7 +104,8 @@ class AceLearner:
         self.updates = 0
         self.online_updates = 0
         self._model = None
-        self._embedder = None
+        self._held = HeldStore(self.config, store, "playbook")  # the bullets, embedded
+        self._stored: dict[str, str] = {}  # bullet id -> the text the store holds for it
         self._lock = threading.RLock()
         self._shown: dict[str, list] = {}  # online: task -> [the playbook its samples see, samples under way]
 
@@ -98,11 +113,15 @@ class AceLearner:
     def playbook(self) -> Playbook:
         return self.playbook_state
 
+    @property
+    def store(self) -> MemoryStore:
+        return self._held.get()
+
     # -- the protocol ---------------------------------------------------------------------------
     def context(self, obs: Observation) -> str:
         parts = []
         with self._lock:
-            rendered = self.playbook_state.render()
+            rendered = self._render_for(obs.question)
             if self.config.online and obs.phase == "test":  # sample s+1 must not see what sample s taught
                 shown = self._shown.setdefault(obs.task_id, [rendered, 0])
                 shown[1] += 1
@@ -167,16 +186,44 @@ class AceLearner:
                                           max_tokens=self.config.max_tokens)
         return answer.text
 
-    def _refine(self) -> None:
-        bullets = self.playbook_state.bullets
-        if len(bullets) > 1:
-            if self._embedder is None:
-                from memory import Embedder
+    def _render_for(self, question: str) -> str:
+        """The whole playbook, or (``retrieve_k``) the bullets the store finds nearest the task."""
+        book, k = self.playbook_state, self.config.retrieve_k
+        if k == 0 or len(book.bullets) <= k:
+            return book.render()
+        self._sync()
+        hits = self.store.search(question, k=k, where={"learner": self.name})
+        return book.render({h.id for h in hits if book.get(h.id) is not None})
 
-                self._embedder = Embedder()
-            vectors = self._embedder.embed([b.content for b in bullets])
-            self.playbook_state.deduplicate(vectors, self.config.dedup_threshold)
-        self.playbook_state.enforce_budget()
+    def _sync(self) -> list[str]:
+        """Make the store hold the playbook's bullets: new and reworded ones written (embedded by the
+        store), removed ones deleted. Returns the ids written."""
+        bullets = self.playbook_state.bullets
+        gone = [i for i in self._stored if self.playbook_state.get(i) is None]
+        if gone:
+            self.store.delete(gone)
+        written = [b for b in bullets if self._stored.get(b.id) != b.content]
+        if written:
+            self.store.add([b.content for b in written], [{"learner": self.name, "section": b.section}
+                                                          for b in written], ids=[b.id for b in written])
+        self._stored = {b.id: b.content for b in bullets}
+        return [b.id for b in written]
+
+    def _refine(self) -> None:
+        """Grow-and-refine: each new or reworded bullet merges with any bullet the store finds at
+        cosine >= ``dedup_threshold`` (the older stays, counters summed); then the token budget."""
+        book = self.playbook_state
+        for bullet_id in self._sync():
+            if book.get(bullet_id) is None:
+                continue  # merged into an earlier one already
+            bullet = book.get(bullet_id)
+            for hit in self.store.search(bullet.content, k=min(8, len(book.bullets)), where={"learner": self.name}):
+                if hit.id != bullet_id and hit.score >= self.config.dedup_threshold:
+                    removed = book.merge(bullet_id, hit.id)
+                    if removed is not None and removed.id == bullet_id:
+                        break
+        book.enforce_budget()
+        self._sync()
 
     # -- offline training -------------------------------------------------------------------------
     def evolve(self, agent, env) -> EvolveReport:
@@ -216,6 +263,8 @@ class AceLearner:
             if score > best_score:
                 best, best_score = copy.deepcopy(self.playbook_state), score
         self.playbook_state = best
+        with self._lock:
+            self._sync()
         self.retry_notes.clear()
         self._save_if_configured()
         report = EvolveReport(learner=self.name, episodes=episodes, seconds=time.perf_counter() - started,
@@ -248,10 +297,25 @@ class AceLearner:
 
     def save(self, path) -> None:
         with self._lock:
+            self._sync()
             save_state(path, self.name, {"config": asdict(self.config), "playbook": self.playbook_state.to_dict(),
-                                         "updates": self.updates, "malformed": self.malformed}, "ace.json")
+                                         "updates": self.updates, "malformed": self.malformed,
+                                         "store": self._held.record(Path(path))}, "ace.json")
+            self._held.persist()
 
     def load(self, path) -> None:
         state = load_state(path, self.name, "ace.json")
-        self.playbook_state = Playbook.from_dict(state["playbook"])
-        self.updates, self.malformed = state.get("updates", 0), state.get("malformed", 0)
+        with self._lock:
+            self.playbook_state = Playbook.from_dict(state["playbook"])
+            self.updates, self.malformed = state.get("updates", 0), state.get("malformed", 0)
+            store = self._held.reopen(state.get("store"), Path(path))
+            kept = {b.id: b.content for b in self.playbook_state.bullets
+                    if (hit := store.get(b.id)) is not None and hit.text == b.content}
+            self._stored = kept  # what the store kept needs no second embedding; _sync writes the rest
+            self._sync()
+
+    def close(self) -> None:
+        """Persist and let go of a store this learner opened (one passed in is its caller's)."""
+        with self._lock:
+            self._held.close()
+            self._stored = {}

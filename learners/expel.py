@@ -28,17 +28,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.learner import EvolveReport, LearnerConfig, setting
+from agents.learner import EvolveReport, setting
 from envs.zwc import Observation, Task
 from learners.base import gathering_agent, load_state, progress_bar, save_state, warn_empty
+from learners.held_store import HeldStore, StoreSettings
 from learners.rules import RuleBook, parse_operations
-from memory import InMemoryStore, MemoryStore
-from memory.registry import backends, make_store
+from memory import MemoryStore
 from sebench.errors import SettingError
 
 
 @dataclass
-class ExpelConfig(LearnerConfig):
+class ExpelConfig(StoreSettings):
     """ExpeL's settings. Defaults are CPU-sized; the paper's are noted."""
 
     max_reflections: int = setting(3, "Reflections per task after failures (paper: 3).")
@@ -47,18 +47,11 @@ class ExpelConfig(LearnerConfig):
     success_chunk: int = setting(8, "Successes critiqued together.")
     context_tokens: int = setting(1200, "Cap on the examples' size in the prompt (tokens ~ chars / 4).")
     insight_max_tokens: int = setting(256, "Tokens per insight-extraction answer.")
-    store: str = setting("inmemory-file", "Memory backend of the solved tasks: a registered name "
-                                          "(sebench backends: inmemory, inmemory-file, chroma, or a package's).")
-    store_path: str = setting("", "Where the store keeps its items (default: the state directory's trajectories; "
-                                  "an on-disk backend such as chroma needs one where there is no state directory).")
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.max_reflections < 0 or self.retrieve_k < 0 or self.rule_cap < 1 or self.success_chunk < 1:
             raise SettingError(f"invalid ExpelConfig {self}: counts must be >= 0 and caps >= 1")
-        if self.store not in (installed := backends()):
-            raise SettingError(f"ExpelConfig store={self.store!r} is no registered memory backend; "
-                               f"installed: {', '.join(installed)} (sebench backends)")
 
 
 OPERATIONS = """ADD: <a new general rule>
@@ -115,9 +108,7 @@ class ExpelLearner:
             overrides["store"], store = store, None
         self.config = config or ExpelConfig(**overrides)
         self.book = RuleBook(cap=self.config.rule_cap)
-        self._store = store
-        self._given_store = store is not None  # the caller's object: kept, never reopened by name
-        self._store_at: Path | None = None  # where the store was opened (its backend's path)
+        self._held = HeldStore(self.config, store, "trajectories")  # the solved tasks, by question
         self.records: dict[str, TaskRecord] = {}
         self.malformed = 0
         self.log: list[str] = []
@@ -130,20 +121,7 @@ class ExpelLearner:
 
     @property
     def store(self) -> MemoryStore:
-        if self._store is None:
-            with self._lock:  # episodes ask from many threads at once: one store, opened once
-                if self._store is None:
-                    self._store_at = self._store_location(self.config.state_dir)
-                    self._store = make_store(self.config.store, self._store_at)
-        return self._store
-
-    def _store_location(self, state_dir) -> Path | None:
-        """Where the store keeps its items; its folder is made here (a backend may expect it)."""
-        where = Path(self.config.store_path) if self.config.store_path else (
-            Path(state_dir) / "trajectories" if state_dir else None)
-        if where is not None:
-            where.parent.mkdir(parents=True, exist_ok=True)
-        return where
+        return self._held.get()
 
     def context(self, obs: Observation) -> str:
         parts = []
@@ -286,10 +264,7 @@ class ExpelLearner:
         """Persist and let go of a store this learner opened (one passed in is its caller's); the
         next use reopens it by name."""
         with self._lock:
-            if self._store is not None and not self._given_store:
-                self._store.persist()
-                self._store.close()
-                self._store = None
+            self._held.close()
 
     def _save_if_configured(self) -> None:
         if self.config.state_dir:
@@ -301,30 +276,15 @@ class ExpelLearner:
 
     def _save(self, path) -> None:
         target = Path(path)
-        if self._store is not None and isinstance(self._store, InMemoryStore) and not self.config.store_path:
-            self._store.path = self._store_at = target / "trajectories"  # in-memory items go where the state goes
-        where = self._store_at if self._store is not None else self._store_location(target)
         save_state(target, self.name, {"config": asdict(self.config), "rules": self.book.to_dict(),
                                        "records": [asdict(r) for r in self.records.values()],
-                                       "malformed": self.malformed,
-                                       "store": {"backend": None if self._given_store else self.config.store,
-                                                 "path": None if where is None else str(where)}}, "expel.json")
-        if self._store is not None:
-            self._store.persist()
+                                       "malformed": self.malformed, "store": self._held.record(target)}, "expel.json")
+        self._held.persist()
 
     def load(self, path) -> None:
         state = load_state(path, self.name, "expel.json")
         self.book = RuleBook.from_dict(state["rules"])
         self.records = {r["task_id"]: TaskRecord(**r) for r in state["records"]}
         self.malformed = state.get("malformed", 0)
-        saved = state.get("store") or {}  # runs saved before stores were pluggable: in-memory, in path
-        if not self._given_store:
-            self.config.store = saved.get("backend") or self.config.store
-            if saved.get("path") and Path(saved["path"]) != Path(path) / "trajectories":
-                self.config.store_path = saved["path"]  # a place of its own (chroma's directory ...)
-            if self._store is not None:
-                self._store.close()
-            self._store_at = self._store_location(path)
-            self._store = make_store(self.config.store, self._store_at)
-        if len(self.store) == 0:  # a backend that kept nothing: the records hold what it stored
+        if len(self._held.reopen(state.get("store"), Path(path))) == 0:  # it kept nothing: the records hold it
             self._remember_successes()

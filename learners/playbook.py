@@ -54,10 +54,12 @@ class Playbook:
     counter: int = 0
     dropped_ops: int = 0
 
-    def render(self) -> str:
+    def render(self, ids: set[str] | None = None) -> str:
+        """The playbook by section; ``ids``: only those bullets (retrieval), in the playbook's order."""
         sections: dict[str, list[Bullet]] = {}
         for bullet in self.bullets:
-            sections.setdefault(bullet.section, []).append(bullet)
+            if ids is None or bullet.id in ids:
+                sections.setdefault(bullet.section, []).append(bullet)
         return "\n".join(f"## {name}\n" + "\n".join(b.render() for b in items) for name, items in sections.items())
 
     def get(self, bullet_id: str) -> Bullet | None:
@@ -103,17 +105,25 @@ class Playbook:
         if len(self.bullets) < 2:
             return 0
         similarity = vectors @ vectors.T
-        removed: set[int] = set()
-        for i in range(len(self.bullets)):
-            if i in removed:
-                continue
-            for j in range(i + 1, len(self.bullets)):
-                if j not in removed and similarity[i, j] >= threshold:
-                    self.bullets[i].helpful += self.bullets[j].helpful
-                    self.bullets[i].harmful += self.bullets[j].harmful
-                    removed.add(j)
-        self.bullets = [b for k, b in enumerate(self.bullets) if k not in removed]
-        return len(removed)
+        bullets, removed = list(self.bullets), 0
+        for i in range(len(bullets)):
+            for j in range(i + 1, len(bullets)):
+                if similarity[i, j] >= threshold and self.get(bullets[i].id) and self.get(bullets[j].id):
+                    removed += self.merge(bullets[i].id, bullets[j].id) is not None
+        return removed
+
+    def merge(self, a: str, b: str) -> Bullet | None:
+        """Merge two near-duplicate bullets: the older (earlier) one stays with both counters summed,
+        the other goes. Returns the bullet removed (None if either id is gone)."""
+        first, second = self.get(a), self.get(b)
+        if first is None or second is None or first is second:
+            return None
+        if self.bullets.index(second) < self.bullets.index(first):
+            first, second = second, first
+        first.helpful += second.helpful
+        first.harmful += second.harmful
+        self.bullets.remove(second)
+        return second
 
     def enforce_budget(self) -> int:
         """Drop the least useful bullets until the rendered playbook fits the budget."""

@@ -1,4 +1,4 @@
-"""ExpeL over any memory backend: chosen by name or passed as an object, opened once however many
+"""ExpeL (and, for the shared part, ACE) over any memory backend: chosen by name or passed as an object, opened once however many
 episodes ask at once, saved through the store's own persistence and reopened by ``load``."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from learners import ExpelLearner
+from learners import AceLearner, ExpelLearner
 from learners.expel import TaskRecord
 from memory import ChromaStore, InMemoryStore
 from sebench.errors import SettingError
@@ -20,8 +20,9 @@ def solved(learner: ExpelLearner, n: int = 3) -> None:
     learner._remember_successes()
 
 
-def test_many_threads_asking_for_the_store_of_a_fresh_learner_get_one_store(tmp_path):
-    learner = ExpelLearner(store="chroma", store_path=str(tmp_path / "chroma"))
+@pytest.mark.parametrize("learner_class", [ExpelLearner, AceLearner])
+def test_many_threads_asking_for_the_store_of_a_fresh_learner_get_one_store(tmp_path, learner_class):
+    learner = learner_class(store="chroma", store_path=str(tmp_path / "chroma"))
     barrier, seen = threading.Barrier(16), []
 
     def ask():
