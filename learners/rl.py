@@ -30,8 +30,9 @@ from typing import Any
 from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
 from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import RLSettings, return_memory, train_rl
+from learners.rl_train import RLSettings, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
+from learners.training_run import return_memory
 from sebench.errors import SebenchError, SettingError
 
 # Table 3's ablations, as changes to the default (standard GRPO) settings. The paper does not

@@ -37,28 +37,18 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import sys
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
 from learners.rl_trainer import make_trainer
-from learners.sft_train import (
-    PeakMemory,
-    checkpointing,
-    last_checkpoint,
-    release_optimiser,
-    return_memory,
-    same_run,
-    save_model,
-)
 from learners.train_settings import TrainerSettings
-from sebench.errors import SebenchError
+from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -185,7 +175,7 @@ class SandboxReward:
         self.completions += len(verdicts)
         self.passed += int(sum(self.last))
         self.history.append(round(sum(self.last) / len(self.last), 4))
-        if self.log is not None and int(os.environ.get("RANK", "0")) == 0:
+        if self.log is not None and main_process():
             step = trainer_state.global_step if trainer_state is not None else None
             _append(self.log, {"event": "rollout", "step": step, "completions": len(verdicts),
                                "passed": int(sum(self.last)), "pass_rate": self.history[-1], "failures": dict(batch)})
@@ -334,24 +324,6 @@ def run_record(prompts: list[dict], base_model: str | Path, variant: str, settin
             "settings": asdict(settings)}
 
 
-class FinishedRunMismatch(SebenchError, ValueError):
-    """``out_dir`` holds a finished run of another configuration."""
-
-
-def finished_result(out_dir: str | Path, model_dir: str | Path, run: dict) -> dict | None:
-    """The result of a run that already finished with exactly this configuration, if any."""
-    path = Path(out_dir) / "train_result.json"
-    if not path.is_file() or not (Path(model_dir) / "config.json").is_file():
-        return None
-    result = json.loads(path.read_text())
-    if result.get("run") != run:
-        differ = sorted(k for k in run if (result.get("run") or {}).get(k) != run[k])
-        raise FinishedRunMismatch(f"{path.parent} holds a finished RL run that differs in "
-                                  f"{', '.join(differ) or 'its record'}; train into another directory (--out), or "
-                                  "delete it to retrain")
-    return result
-
-
 def _resumed_log(path: Path, step: int | None) -> None:
     """Drop what a killed run logged after the checkpoint it resumes from: those rollouts are redone."""
     if not path.is_file():
@@ -379,32 +351,22 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
              settings: RLSettings | None = None, *, env: ZWCEnv, progress=None) -> RLResult:
     """Train ``base_model`` with GRPO on ``prompts`` against ``env``'s verdicts and save the
     model (LoRA merged) to ``model_dir``. Resumes from the last checkpoint in ``out_dir``; a run
-    that finished with the same configuration is returned, not redone; another is refused."""
-    import torch
-
+    that finished with the same configuration is returned, not redone; another is refused
+    (``learners.training_run``)."""
     settings = settings or RLSettings()
-    out_dir, model_dir = Path(out_dir), Path(model_dir)
-    run = run_record(prompts, base_model, variant, settings, env.usage)
-    done = finished_result(out_dir, model_dir, run)
+    run = TrainingRun(out_dir, model_dir, run_record(prompts, base_model, variant, settings, env.usage),
+                      f"{variant}-book RL run")
+    done = run.finished()
     if done is not None:
-        return RLResult(**{f.name: done[f.name] for f in fields(RLResult)})
+        return result_from(done, RLResult)
+    run.start()
     trainer = build_trainer(prompts, base_model, variant, out_dir, settings, env, progress)
-    resume = last_checkpoint(out_dir)
-    same_run(out_dir, run, resume)
-    log = out_dir / "rl_log.jsonl"
-    if int(os.environ.get("RANK", "0")) == 0:
-        _resumed_log(log, int(resume.name.split("-")[1]) if resume else None)
-    cuda = torch.cuda.is_available()
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-    started = time.perf_counter()
-    with PeakMemory() as memory:
-        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
-    seconds = time.perf_counter() - started
-    release_optimiser(trainer)
-    save_model(trainer, trainer.processing_class, model_dir)
+    log = run.out_dir / "rl_log.jsonl"
+    if main_process():
+        _resumed_log(log, run.resume_step)
+    trained = run.train(trainer)
     reward = trainer.verdict_reward
-    update_seconds = max(seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
+    update_seconds = max(trained.seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
     # the whole run's rollouts, before and after a resume, are in the log (timings are this process's)
     rollouts = _rollouts(log) if log.is_file() else []
     completions = sum(r["completions"] for r in rollouts) or reward.completions
@@ -413,26 +375,19 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
     for r in rollouts:
         failures.update(r["failures"])
     result = RLResult(
-        variant=variant, prompts=len(prompts), steps=trainer.state.global_step,
-        resumed_from=resume.name if resume else None, seconds=round(seconds, 2),
-        rollout_seconds=round(trainer.rollout_seconds, 2), grading_seconds=round(reward.seconds, 2),
-        update_seconds=round(update_seconds, 2), rollout_tokens=trainer.rollout_tokens,
+        variant=variant, prompts=len(prompts), steps=trained.steps, resumed_from=trained.resumed_from,
+        seconds=trained.seconds, rollout_seconds=round(trainer.rollout_seconds, 2),
+        grading_seconds=round(reward.seconds, 2), update_seconds=round(update_seconds, 2),
+        rollout_tokens=trainer.rollout_tokens,
         rollout_tokens_per_second=round(trainer.rollout_tokens / trainer.rollout_seconds, 1)
         if trainer.rollout_seconds else 0.0,
         update_tokens_per_second=round(trainer.update_tokens / update_seconds, 1),
-        peak_memory_mb=round((torch.cuda.max_memory_allocated() if cuda else memory.peak) / 2**20, 1),
-        device="cuda" if cuda else "cpu",
-        dtype="bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
+        peak_memory_mb=trained.peak_memory_mb, device=trained.device, dtype=trained.dtype,
         completions=completions, passed=passed,
         reward_per_rollout=[r["pass_rate"] for r in rollouts] or reward.history, model_dir=str(model_dir))
-    if trainer.is_world_process_zero():
-        record = asdict(result) | {"pass_rate": round(result.pass_rate, 4),
-                                   "failures": dict(failures or reward.failures), "settings": asdict(settings),
-                                   "run": run}
-        (out_dir / "train_result.json").write_text(json.dumps(record, indent=1) + "\n")
-        if not settings.keep_checkpoints:  # only after the result is on disk: a kill before this resumes
-            for checkpoint in out_dir.glob("checkpoint-*"):
-                shutil.rmtree(checkpoint, ignore_errors=True)
+    run.finish(asdict(result) | {"pass_rate": round(result.pass_rate, 4),
+                                 "failures": dict(failures or reward.failures), "settings": asdict(settings)},
+               keep_checkpoints=settings.keep_checkpoints)
     del trainer
     return_memory()  # before the caller loads the trained model beside what is left of this one
     return result
@@ -469,7 +424,7 @@ def main(argv: list[str] | None = None) -> None:
     with ZWCEnv(args.zwc, usage=args.usage) as env:
         result = train_rl(read_prompts(args.prompts), args.base, args.variant, args.out, args.model_dir, settings,
                           env=env)
-    if int(os.environ.get("RANK", "0")) == 0:
+    if main_process():
         print(json.dumps({k: v for k, v in asdict(result).items() if k != "reward_per_rollout"}))
 
 

@@ -25,7 +25,8 @@ from typing import Any
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
 from learners.sft_data import collect, write_report
-from learners.sft_train import SFTSettings, return_memory, train_sft
+from learners.sft_train import SFTSettings, train_sft
+from learners.training_run import RESULT_FILE, return_memory
 from sebench.errors import SebenchError, SettingError
 
 
@@ -120,7 +121,7 @@ class _SFTLearner(RunDirectories):
                                          "data": str(data)})
         if agent.unload_model():  # the trainer loads its own copy
             return_memory()
-        self.train_result = self._finished_training() or self._train(data, base)
+        self.train_result = self._train(data, base)  # a finished training is returned, not redone
         agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
         details = {"gathered_with": gatherer.name, "kept": report.in_file, "acceptance": round(report.acceptance, 3),
                    **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
@@ -132,18 +133,7 @@ class _SFTLearner(RunDirectories):
 
     def _train(self, data: Path, base: Path) -> dict:
         train_sft(data, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train)
-        return json.loads((self.state_dir / "train" / "train_result.json").read_text())
-
-    def _finished_training(self) -> dict | None:
-        """The result of a training that already completed with these settings, if any."""
-        path = self.state_dir / "train" / "train_result.json"
-        if not path.is_file() or not (self.model_dir / "config.json").is_file():
-            return None
-        result = json.loads(path.read_text())
-        if result.get("settings") != asdict(self.config.train) or result.get("variant") != self.variant:
-            raise SFTLearnerError(f"{path.parent} holds a finished {result.get('variant')}-book training with other "
-                                  "settings; evolve into another state_dir (--out), or delete it to retrain")
-        return result
+        return json.loads((self.state_dir / "train" / RESULT_FILE).read_text())
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, path) -> None:

@@ -11,23 +11,22 @@ under ``accelerate launch`` on many GPUs (DDP, FSDP or DeepSpeed: the config in
 Loss is on the completion only (trl's prompt-completion format); full fine-tuning or LoRA
 (peft, merged into the saved model so ``RUN/model`` is a plain model directory). Checkpoints
 land in ``OUT/checkpoint-N`` every ``save_steps``; a run started again on the same ``OUT``
-resumes from the last complete one, so a killed run loses at most ``save_steps`` steps.
+resumes from the last complete one, so a killed run loses at most ``save_steps`` steps, and a
+finished one is returned, not redone (``learners.training_run``, shared with RL and Absolute-Zero).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
-import os
-import shutil
-import threading
-import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
 from learners.train_settings import TrainerSettings
+from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
 from sebench.errors import DataError, SettingError
 
 
@@ -76,56 +75,11 @@ class TrainResult:
     losses: list[float] = field(default_factory=list)
 
 
-def checkpointing(on: bool) -> dict[str, bool]:
-    """Activation checkpointing under the name this transformers knows (renamed in 5.x)."""
-    from trl import SFTConfig
-
-    names = {f.name for f in fields(SFTConfig)}
-    return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": on}
-
-
-def same_run(out_dir: Path, run: dict, resume: Path | None) -> None:
-    """Refuse to resume checkpoints that another configuration wrote; record this one's."""
-    record = out_dir / "run.json"
-    if resume is not None and record.is_file() and json.loads(record.read_text()) != run:
-        raise DataError(f"{out_dir} holds checkpoints of a run with other settings or data ({record}); "
-                         "train into another directory, or delete it to start over")
-    if int(os.environ.get("RANK", "0")) == 0:  # every process checks; the main one records
-        out_dir.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps(run, indent=1) + "\n")
-
-
-def last_checkpoint(out_dir: str | Path) -> Path | None:
-    """The newest complete ``checkpoint-N`` (one holding trainer_state.json), or None."""
-    out = Path(out_dir)
-    if not out.is_dir():
-        return None
-    done = [p for p in out.glob("checkpoint-*") if (p / "trainer_state.json").is_file() and p.name[11:].isdigit()]
-    return max(done, key=lambda p: int(p.name[11:]), default=None)
-
-
-class PeakMemory:
-    """Samples this process's RSS in a thread (CPU has no allocator counter to ask)."""
-
-    def __init__(self, interval: float = 0.05):
-        import psutil
-
-        self._process, self._interval = psutil.Process(), interval
-        self.peak = self._process.memory_info().rss
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            self.peak = max(self.peak, self._process.memory_info().rss)
-
-    def __enter__(self) -> PeakMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
+def run_record(data: str | Path, base_model: str | Path, variant: str, settings: SFTSettings) -> dict:
+    """What makes two SFT runs the same run: the data's content (not its path: a moved state
+    directory is the same run), the base model, the variant and the settings."""
+    digest = hashlib.sha256(Path(data).read_bytes()).hexdigest()[:16]
+    return {"variant": variant, "base": str(base_model), "data": digest, "settings": asdict(settings)}
 
 
 def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int):
@@ -157,7 +111,8 @@ def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int)
 def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: str | Path,
               model_dir: str | Path, settings: SFTSettings | None = None) -> TrainResult:
     """Fine-tune ``base_model`` on ``data`` (variant ``open`` or ``closed``) and save the model;
-    resumes from the last checkpoint in ``out_dir`` when there is one."""
+    resumes from the last checkpoint in ``out_dir``; a run that finished with the same record is
+    returned, not redone; another is refused (``learners.training_run``)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTConfig, SFTTrainer
@@ -165,10 +120,13 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     if variant not in ("open", "closed"):
         raise SettingError(f"variant must be 'open' or 'closed', got {variant!r}")
     settings = settings or SFTSettings()
-    out_dir, model_dir = Path(out_dir), Path(model_dir)
+    run = TrainingRun(out_dir, model_dir, run_record(data, base_model, variant, settings), f"{variant}-book SFT")
+    done = run.finished()
+    if done is not None:
+        return result_from(done, TrainResult)
+    run.start()
     cuda = torch.cuda.is_available()
-    dtype = resolve_dtype(settings.dtype, "cuda" if cuda else "cpu")
-    bf16 = dtype == "bfloat16"  # trainer autocast; the weights load (and are saved) in float32
+    bf16 = resolve_dtype(settings.dtype, "cuda" if cuda else "cpu") == "bfloat16"  # autocast; weights stay float32
     tokenizer = AutoTokenizer.from_pretrained(base_model)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -181,7 +139,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
         peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
                                  target_modules=settings.lora_targets, task_type="CAUSAL_LM")
     config = SFTConfig(
-        output_dir=str(out_dir), max_steps=settings.max_steps if settings.max_steps > 0 else -1,
+        output_dir=str(run.out_dir), max_steps=settings.max_steps if settings.max_steps > 0 else -1,
         num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
         per_device_train_batch_size=settings.batch_size, gradient_accumulation_steps=settings.grad_accum,
         max_length=settings.max_length, warmup_steps=settings.warmup_ratio, weight_decay=settings.weight_decay,
@@ -192,90 +150,19 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
         **checkpointing(settings.gradient_checkpointing))
     trainer = SFTTrainer(model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
                          peft_config=peft_config)
-    resume = last_checkpoint(out_dir)
-    same_run(out_dir, {"variant": variant, "data": str(Path(data).resolve()), "settings": asdict(settings)}, resume)
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-    started = time.perf_counter()
-    with PeakMemory() as memory:
-        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
-    seconds = time.perf_counter() - started
-    peak = torch.cuda.max_memory_allocated() if cuda else memory.peak
+    trained = run.train(trainer, tokenizer)
     tokens = int(getattr(trainer, "_total_train_tokens", 0))
     losses = [round(float(e["loss"]), 4) for e in trainer.state.log_history if "loss" in e]
-    release_optimiser(trainer)
-    save_model(trainer, tokenizer, model_dir)
-    result = TrainResult(variant=variant, samples=len(dataset), steps=trainer.state.global_step,
-                         resumed_from=resume.name if resume else None, seconds=round(seconds, 2), tokens=tokens,
-                         tokens_per_second=round(tokens / seconds, 1) if seconds > 0 else 0.0,
-                         peak_memory_mb=round(peak / 2**20, 1), device="cuda" if cuda else "cpu",
-                         dtype="bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
+    result = TrainResult(variant=variant, samples=len(dataset), steps=trained.steps, resumed_from=trained.resumed_from,
+                         seconds=trained.seconds, tokens=tokens,
+                         tokens_per_second=round(tokens / trained.seconds, 1) if trained.seconds > 0 else 0.0,
+                         peak_memory_mb=trained.peak_memory_mb, device=trained.device, dtype=trained.dtype,
                          first_loss=losses[0] if losses else None, last_loss=losses[-1] if losses else None,
-                         model_dir=str(model_dir), losses=losses)
-    result_dict = asdict(result) | {"too_long_dropped": too_long, "settings": asdict(settings)}
-    if trainer.is_world_process_zero():
-        (out_dir / "train_result.json").write_text(json.dumps(result_dict, indent=1) + "\n")
-    del trainer
+                         model_dir=str(run.model_dir), losses=losses)
+    run.finish(asdict(result) | {"too_long_dropped": too_long, "settings": asdict(settings)})
+    del trainer, model
     return_memory()  # before the caller loads the trained model
     return result
-
-
-def release_optimiser(trainer) -> None:
-    """Free what only training needed before the model is saved and the next model loaded: Adam's
-    two moments and the gradients (3x the float32 weights) and an RL trainer's bf16 rollout copy. On 24 GB,
-    a 0.5B RL run that kept them was OOM-killed while saving; a kill from here on resumes from the
-    last checkpoint, which holds them."""
-    if trainer.optimizer is not None:
-        trainer.optimizer.state.clear()
-    trainer.model.zero_grad(set_to_none=True)
-    if hasattr(trainer, "_rollout_copy"):
-        trainer._rollout_copy = None
-    return_memory()
-
-
-def return_memory() -> None:
-    """Collect reference cycles (a trainer has them) and hand freed arenas back to the OS: glibc
-    keeps them mapped, and RSS, which the OOM killer reads, would not fall."""
-    import ctypes
-    import gc
-
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-def save_model(trainer, tokenizer, model_dir: Path) -> None:
-    """Write a plain model directory (LoRA merged in), atomically: a crash leaves no half model.
-
-    Called on every process: under FSDP or DeepSpeed ``trainer.save_model`` gathers the full
-    weights; the main process then merges a LoRA adapter and moves the directory in place."""
-    partial = model_dir.with_name(model_dir.name + ".partial")
-    main = trainer.is_world_process_zero()
-    if main:
-        shutil.rmtree(partial, ignore_errors=True)
-    trainer.accelerator.wait_for_everyone()
-    if trainer.accelerator.num_processes == 1:
-        model = trainer.model
-        if hasattr(model, "merge_and_unload"):
-            model = model.merge_and_unload()
-        model.save_pretrained(partial)
-    else:
-        trainer.save_model(str(partial))
-    trainer.accelerator.wait_for_everyone()
-    if not main:
-        return
-    if (partial / "adapter_config.json").is_file():  # sharded LoRA run: merge on the main process
-        from peft import AutoPeftModelForCausalLM
-
-        merged = AutoPeftModelForCausalLM.from_pretrained(partial).merge_and_unload()
-        shutil.rmtree(partial)
-        merged.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    if model_dir.exists():
-        shutil.rmtree(model_dir)
-    partial.rename(model_dir)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -289,7 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = SFTSettings.from_dict(json.loads(Path(args.settings).read_text())) if args.settings else SFTSettings()
     result = train_sft(args.data, args.base, args.variant, args.out, args.model_dir, settings)
-    if int(os.environ.get("RANK", "0")) == 0:  # one line per run, not per process
+    if main_process():  # one line per run, not per process
         print(json.dumps({k: v for k, v in asdict(result).items() if k != "losses"}))
 
 

@@ -34,18 +34,9 @@ from typing import Any
 from agents.jsonl import rewrite_records
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import (
-    FinishedRunMismatch,
-    RLSettings,
-    _resumed_log,
-    _rollouts,
-    finished_result,
-    grpo_parts,
-    make_trainer,
-    return_memory,
-)
+from learners.rl_train import RLSettings, _resumed_log, _rollouts, grpo_parts, make_trainer
 from learners.sft import base_model_path
-from learners.sft_train import PeakMemory, last_checkpoint, release_optimiser, same_run, save_model
+from learners.training_run import FinishedRunMismatch, TrainingRun, return_memory
 from sebench.errors import SebenchError, SettingError
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
 from selfplay.azr_tasks import TASK_TYPES
@@ -230,26 +221,23 @@ def seed_buffers(buffers: dict, proposer, count: int) -> None:
             buffer.extend([task for task, _ in proposer.examples[:count]], round=0, metadata={"seed": True})
 
 
-def _resume_state(root: Path, out_dir: Path, steps_per_round: int, capacity: int,
-                  task_types: list[str]) -> Path | None:
-    """The checkpoint to resume from; the rounds after it leave the round log and the buffers."""
+def _resume_state(root: Path, resume: Path | None, steps_per_round: int, capacity: int,
+                  task_types: list[str]) -> None:
+    """The rounds after the checkpoint ``resume`` (None: all) leave the round log and the buffers."""
     from selfplay.buffer import TaskBuffer
 
-    resume = last_checkpoint(out_dir)
     done = int(resume.name.split("-")[1]) // steps_per_round if resume else 0
     log = RoundLog.in_run(root)
     if any(r.round >= done for r in log.records):
         rewrite_records(log.path, [r.model_dump(mode="json") for r in log.records if r.round < done])
     for kind in task_types:
         TaskBuffer.in_run(root, kind, capacity).discard_rounds_after(done - 1)
-    return resume
 
 
 def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: AbsoluteZeroConfig,
               progress=None) -> dict:
     """Run the rounds with GRPO from ``base`` and save the policy to ``model_dir``; the run's
     result (as ``train_result.json`` holds it)."""
-    import torch
     from datasets import Dataset
 
     from selfplay.buffer import TaskBuffer
@@ -267,19 +255,15 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise AbsoluteZeroError("absolute-zero runs in one process (one GPU or the CPU): each rank would run its own "
                                 "round on the shared buffers and round log; launch it without accelerate/torchrun")
+    training = TrainingRun(out_dir, model_dir, run, "absolute-zero run")
     try:
-        done = finished_result(out_dir, model_dir, run)
+        done = training.finished()
     except FinishedRunMismatch as exc:
         raise AbsoluteZeroError(str(exc)) from None
     if done is not None:
         return done
-    if (out_dir / "train_result.json").is_file():  # finished, but its model is not where this run writes one
-        raise AbsoluteZeroError(f"{out_dir} holds a finished run whose model is not at {model_dir}; evolve into "
-                                "another state_dir (--out), or delete it to start over (its rounds and buffers "
-                                "would be redone)")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    same_run(out_dir, run, last_checkpoint(out_dir))  # before anything of the earlier run is dropped
-    resume = _resume_state(root, out_dir, settings.steps_per_generation, config.capacity, config.task_types)
+    resume = training.start()  # refuses another run's checkpoints before anything of the earlier run is dropped
+    _resume_state(root, resume, settings.steps_per_generation, config.capacity, config.task_types)
     proposer = Proposer(env, model=None, tasks=tasks,
                         config=ProposerConfig(references=config.references, docs_chars=config.docs_chars,
                                               temperature=settings.temperature,
@@ -288,7 +272,7 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     buffers = {kind: TaskBuffer.in_run(root, kind, config.capacity) for kind in config.task_types}
     seed_buffers(buffers, proposer, config.seed_tasks)
     log_path = out_dir / "rl_log.jsonl"
-    _resumed_log(log_path, int(resume.name.split("-")[1]) if resume else None)  # the redone rounds' entries go
+    _resumed_log(log_path, training.resume_step)  # the redone rounds' entries go
     validator = Validator(env, ValidatorConfig(min_tests=config.min_inputs))
     rollout = AZRRollout(env, proposer, validator, buffers, RoundLog.in_run(root),
                          Penalties(config.format_penalty, config.wrong_penalty), config.docs_chars,
@@ -299,34 +283,21 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     reward = AZRReward(log_path)
     trainer = make_trainer(model, tokenizer, grpo, peft, Dataset.from_list(slot_rows(copies, slots)), reward, rollout,
                            settings.advantage, log_path, progress)
-    cuda = torch.cuda.is_available()
-    if cuda:
-        torch.cuda.reset_peak_memory_stats()
-    started = time.perf_counter()
-    with PeakMemory() as memory:
-        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
-    seconds = time.perf_counter() - started
-    release_optimiser(trainer)
-    save_model(trainer, tokenizer, model_dir)
+    trained = training.train(trainer, tokenizer)
     records = RoundLog.in_run(root).records
     if records:
         plot_rounds(records, root / "rounds.png", title="absolute-zero")
     rollouts = _rollouts(log_path) if log_path.is_file() else []  # the whole run's, before and after a resume
     completions = sum(r["completions"] for r in rollouts)
     passed = sum(r["passed"] for r in rollouts)
-    result = {"steps": trainer.state.global_step, "resumed_from": resume.name if resume else None,
-              "seconds": round(seconds, 2), "rollout_seconds": round(trainer.rollout_seconds, 2),
+    result = {"steps": trained.steps, "resumed_from": trained.resumed_from,
+              "seconds": trained.seconds, "rollout_seconds": round(trainer.rollout_seconds, 2),
               "round_seconds": round(sum(r.seconds for r in records), 2),
               "completions": completions, "passed": passed,
               "pass_rate": round(passed / completions, 4) if completions else 0.0,
               "reward_per_rollout": [r["pass_rate"] for r in rollouts],
-              "peak_memory_mb": round((torch.cuda.max_memory_allocated() if cuda else memory.peak) / 2**20, 1),
-              "dtype": "bfloat16" if trainer.accelerator.mixed_precision == "bf16" else "float32",
-              "model_dir": str(model_dir), "run": run}
-    (out_dir / "train_result.json").write_text(json.dumps(result, indent=1) + "\n")
-    if not settings.keep_checkpoints:
-        for checkpoint in out_dir.glob("checkpoint-*"):
-            shutil.rmtree(checkpoint, ignore_errors=True)
-    del trainer
+              "peak_memory_mb": trained.peak_memory_mb, "dtype": trained.dtype}
+    result = training.finish(result, keep_checkpoints=settings.keep_checkpoints)
+    del trainer, model
     return_memory()
     return result

@@ -40,7 +40,8 @@ from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
 from learners.sft import base_model_path
 from learners.sft_data import CollectReport, SFTSample, passing_samples
-from learners.sft_train import SFTSettings, return_memory, train_sft
+from learners.sft_train import SFTSettings, train_sft
+from learners.training_run import return_memory
 from sebench.errors import SebenchError, SettingError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
 from selfplay.proposer import ProposerConfig

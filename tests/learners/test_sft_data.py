@@ -1,6 +1,5 @@
 """Trajectory collection for SFT: rejection sampling, both prompts, resumption, datasets loading."""
 
-import json
 
 import pytest
 
@@ -100,33 +99,7 @@ def test_accelerate_configs_parse():
         text, cluster = config.read_text(), ClusterConfig.from_yaml_file(config)
         assert f"--config_file learners/accelerate/{config.name} " in text, f"{config.name}'s usage line names another file"
         assert (cluster.num_machines, cluster.num_processes, cluster.use_cpu) == (1, 8, False), config.name  # "8 GPUs"
-    # sft_train.save_model writes one plain model directory from what trainer.save_model gathers: the
+    # training_run.save_model writes one plain model directory from what trainer.save_model gathers: the
     # sharded configs must gather full weights on save (a sharded or ZeRO-partitioned save is no model)
     assert ClusterConfig.from_yaml_file(configs[2]).fsdp_config["fsdp_state_dict_type"] == "FULL_STATE_DICT"
     assert ClusterConfig.from_yaml_file(configs[1]).deepspeed_config["zero3_save_16bit_model"] is True
-
-
-def test_checkpoints_of_other_settings_are_not_resumed(tmp_path):
-    from learners.sft_train import same_run
-
-    run = {"variant": "closed", "data": "/d.jsonl", "settings": {"max_steps": 4}}
-    same_run(tmp_path, run, None)
-    (tmp_path / "checkpoint-2").mkdir()
-    same_run(tmp_path, run, tmp_path / "checkpoint-2")  # the same run: resumes
-    with pytest.raises(ValueError, match="other settings"):
-        same_run(tmp_path, {**run, "settings": {"max_steps": 8}}, tmp_path / "checkpoint-2")
-
-
-def test_a_finished_training_with_other_settings_is_not_taken_as_done(tmp_path):
-    from dataclasses import asdict
-
-    learner = ClosedSFTLearner(state_dir=str(tmp_path), max_steps=3)
-    (tmp_path / "train").mkdir()
-    (tmp_path / "model").mkdir()
-    (tmp_path / "model" / "config.json").write_text("{}")
-    done = {"variant": "closed", "settings": asdict(learner.config.train), "steps": 3}
-    (tmp_path / "train" / "train_result.json").write_text(json.dumps(done))
-    assert learner._finished_training() == done
-    other = ClosedSFTLearner(state_dir=str(tmp_path), max_steps=5)
-    with pytest.raises(SFTLearnerError, match="other\\s+settings"):
-        other._finished_training()
