@@ -7,8 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from benchmarks.cli_options import DTYPE_HELP, USAGE_HELP, Dtype, Usage
 
@@ -18,7 +16,7 @@ def compare_command(
     learners: str = typer.Option("none,expel,ace", "--learners", help="Comma-separated learner names."),
     model: str = typer.Option("smollm2-135m", "--model"),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, PNG plots, summary.json)."),
+    out: Path = typer.Option(..., "--out", help="Report directory (summary.json, report.md, report.html, plots)."),
     limit: int = typer.Option(20, "--limit", help="Test tasks evaluated closed-book."),
     train_limit: int = typer.Option(20, "--train-limit", help="Train tasks each learner uses."),
     gather_model: str | None = typer.Option("reference", "--gather-model",
@@ -31,7 +29,7 @@ def compare_command(
     """Evolve each learner and compare closed-book results next to the no-learner baseline."""
     from benchmarks.cli import _load_env as load_env
     from benchmarks.cli import _overrides as overrides
-    from benchmarks.cli import _report_tables as report_tables
+    from benchmarks.cli_report import show_comparison
     from benchmarks.compare import compare
 
     names = [n.strip() for n in learners.split(",") if n.strip()]
@@ -39,19 +37,17 @@ def compare_command(
         names.insert(0, "none")  # the baseline is always in the table
     env = load_env(zwc, usage)
     try:
-        results = compare(env, names, model, out, limit=limit, train_limit=train_limit,
+        compare(env, names, model, out, limit=limit, train_limit=train_limit,
                           gather_model=gather_model or None, max_tokens=max_tokens, dtype=dtype,
                           settings=overrides(settings))
     finally:
         env.close()
-    for table in report_tables([r.evaluation for r in results]):
-        Console().print(table)
-    Console().print(f"report: {out / 'report.md'}")
+    show_comparison(out)
 
 
 def sft_compare_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, sft.png, summary.json)."),
+    out: Path = typer.Option(..., "--out", help="Report directory (summary.json, report.md, report.html, plots)."),
     model: str = typer.Option("smollm2-135m", "--model", help="The base model (local weights)."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainers' (--set dtype=… wins)."),
     learners: str = typer.Option("closed-sft,open-sft", "--learners"),
@@ -67,23 +63,23 @@ def sft_compare_command(
     """API recall and closed-book pass@k before vs after Closed-SFT and Open-SFT, in one table."""
     from benchmarks.cli import _load_env as load_env
     from benchmarks.cli import _overrides as overrides
-    from benchmarks.sft_compare import HEADER, sft_compare, table_rows, verdict
+    from benchmarks.cli_report import show_comparison
+    from benchmarks.sft_compare import sft_compare
 
     names = tuple(n.strip() for n in learners.split(",") if n.strip())
     env = load_env(zwc)
     try:
-        rows = sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
+        sft_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps, n=n,
                            limit=limit, gather_model=gather_model or None, max_tokens=max_tokens,
                            settings=overrides(settings), probe_limit=probe_limit, dtype=dtype)
     finally:
         env.close()
-    print_rows(f"SFT, closed-book: {model}, {steps} steps on the first {train_limit} train tasks", HEADER,
-               table_rows(rows), 160, verdict(rows), out)
+    show_comparison(out)
 
 
 def rl_compare_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, rl.png, summary.json)."),
+    out: Path = typer.Option(..., "--out", help="Report directory (summary.json, report.md, report.html, plots)."),
     model: str = typer.Option("qwen2.5-coder-0.5b", "--model", help="The base model (local weights)."),
     dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainers' (--set dtype=… wins)."),
     learners: str = typer.Option(",".join(("closed-sft", "open-rl", "closed-rl", "closed-rl@sft-like",
@@ -104,32 +100,21 @@ def rl_compare_command(
     """The RL Gap: recall and closed-book pass@k of every RL learner against base and Closed-SFT."""
     from benchmarks.cli import _load_env as load_env
     from benchmarks.cli import _overrides as overrides
-    from benchmarks.rl_compare import HEADER, parse_learner, rl_compare, table_rows, verdict
+    from benchmarks.cli_report import show_comparison
+    from benchmarks.rl_compare import parse_learner, rl_compare
+    from sebench.errors import SettingError
 
     names = tuple(n.strip() for n in learners.split(",") if n.strip())
     try:
         for name in names:
             parse_learner(name)
-    except ValueError as exc:
+    except SettingError as exc:
         raise typer.BadParameter(str(exc)) from None
     env = load_env(zwc)
     try:
-        rows = rl_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps,
+        rl_compare(env, out, model=model, learners=names, train_limit=train_limit, steps=steps,
                           sft_steps=sft_steps, n=n, limit=limit, gather_model=gather_model or None,
                           max_tokens=max_tokens, settings=overrides(settings), probe_limit=probe_limit, dtype=dtype)
     finally:
         env.close()
-    print_rows(f"RL, closed-book: {model}, {steps} steps on the first {train_limit} train tasks", HEADER,
-               table_rows(rows), 180, verdict(rows), out)
-
-
-def print_rows(title: str, header, rows, width: int, verdict: str, out: Path) -> None:
-    """A comparison's table (the model column left, figures right), its verdict and its report."""
-    table = Table(title=title)
-    for col in header:
-        table.add_column(col, justify="left" if col == "model" else "right")
-    for cells in rows:
-        table.add_row(*cells)
-    Console(width=max(Console().width, width)).print(table)
-    Console().print(verdict)
-    Console().print(f"report: {out / 'report.md'}")
+    show_comparison(out)

@@ -35,13 +35,35 @@ def report_command(
     except ReportError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
+    print_sections(report)
+    console = Console()
+    console.print(f"report: {out / 'report.md'}\n        {out / 'report.html'}")
+
+
+PAPER_TABLES = ("main", "validation", "sft", "rl", "selfplay", "rounds")
+
+
+def print_sections(report, keys: tuple[str, ...] = PAPER_TABLES) -> None:
+    """The paper's tables of a report on the terminal, each with its findings (verdicts, rows that
+    ended without a model); the rest is in the files."""
     console = Console(width=max(Console().width, 160))
     for section in report.sections:
-        if section.key in ("main", "validation", "sft", "rl"):  # the paper's tables; the rest is in the files
+        if section.key in keys:
             table = Table(title=section.title)
             for i, col in enumerate(section.table.header):
                 table.add_column(col, justify="left" if i == 0 else "right")
             for row in section.table.rows:
                 table.add_row(*(escape(cell) for cell in row))
             console.print(table)
-    console.print(f"report: {out / 'report.md'}\n        {out / 'report.html'}")
+            for finding in section.findings:
+                console.print(escape(finding), highlight=False)
+
+
+def show_comparison(out: Path) -> None:
+    """What a comparison command prints at its end: its report's tables (``sebench report``'s code,
+    on the directory it just wrote) and where the files are."""
+    from benchmarks.report import build_report
+    from benchmarks.report_runs import read_run
+
+    print_sections(build_report([read_run(out)]))
+    Console().print(f"report: {out / 'report.md'}\n        {out / 'report.html'}")

@@ -12,7 +12,6 @@ larger ``--rounds`` goes on from the last one. Registered in ``benchmarks.cli`` 
 
 from __future__ import annotations
 
-import json
 from dataclasses import fields
 from pathlib import Path
 from typing import Literal
@@ -108,7 +107,7 @@ def _require_selfplay_learner(name: str) -> None:
 
 def selfplay_compare_command(
     zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, selfplay.png, summary.json)."),
+    out: Path = typer.Option(..., "--out", help="Report directory (summary.json, report.md, report.html, plots)."),
     model: str = typer.Option("qwen2.5-coder-0.5b", "--model", help="The base model (local weights)."),
     dtype: Literal["auto", "bfloat16", "float32"] = typer.Option("auto", "--dtype", help="As sebench evolve."),
     learners: str = typer.Option("closed-sft,closed-sft-self,open-sft-self,absolute-zero", "--learners",
@@ -128,26 +127,16 @@ def selfplay_compare_command(
 ) -> None:
     """SFT self-play against RL self-play: recall and closed-book pass@k, and every round's figures."""
     from benchmarks.cli import _load_env, _overrides
-    from benchmarks.selfplay_compare import HEADER, ROUND_HEADER, round_rows, selfplay_compare, table_rows, verdict
+    from benchmarks.cli_report import show_comparison
+    from benchmarks.selfplay_compare import selfplay_compare
 
     names = tuple(n.strip() for n in learners.split(",") if n.strip())
     env = _load_env(zwc)
     try:
-        rows = selfplay_compare(env, out, model=model, learners=names, train_limit=train_limit, rounds=rounds,
+        selfplay_compare(env, out, model=model, learners=names, train_limit=train_limit, rounds=rounds,
                                 proposals=proposals, sft_steps=sft_steps, n=n, limit=limit, probe_limit=probe_limit,
                                 gather_model=gather_model or None, max_tokens=max_tokens,
                                 settings=_overrides(settings), dtype=dtype)
     finally:
         env.close()
-    failed = list(json.loads((out / "summary.json").read_text())["config"]["failed"])
-    console = Console(width=max(Console().width, 160))
-    for header, cells, title in ((HEADER, table_rows(rows, out), f"self-play, closed-book: {model}"),
-                                 (ROUND_HEADER, round_rows(rows, out, failed), "rounds")):
-        table = Table(title=title)
-        for col in header:
-            table.add_column(col)
-        for line in cells:
-            table.add_row(*line)
-        console.print(table)
-    console.print(verdict(rows))
-    console.print(f"report: {out / 'report.md'}")
+    show_comparison(out)

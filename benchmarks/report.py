@@ -22,6 +22,7 @@ from pathlib import Path
 
 from benchmarks.report_runs import SPLIT_NAMES, VALIDATION_SLOTS, Evaluation, Run, read_runs
 from benchmarks.report_stats import Estimate, common_k, estimate, outcomes, target_use_rate
+from benchmarks.report_training import ROUND_HEADER, TITLES, TRAIN_COLUMNS, Curve, reward_curves, round_lines
 
 ANCHORS = Path(__file__).with_name("paper_anchors.json")
 EXPECTED = {"closed": "0 (impossible without the docs)", "open": "high (trivial with the docs)",
@@ -53,6 +54,9 @@ class Section:
     notes: list[str] = field(default_factory=list)
     bars: list[Bar] = field(default_factory=list)
     plots: list[tuple[str, str]] = field(default_factory=list)  # (caption, PNG file name in OUT)
+    curves: list[Curve] = field(default_factory=list)           # a line plot: percent against curve_axes[0]
+    curve_axes: tuple[str, str] = ("", "")                      # (x label, title)
+    findings: list[str] = field(default_factory=list)  # verdicts, warnings, failed rows: printed with the table
 
 
 @dataclass
@@ -179,45 +183,55 @@ def _mean(values: list) -> str:
 
 
 def rows_section(evaluations: list[Evaluation], anchors: dict, role: str, verdicts: list[str]) -> Section | None:
-    """The SFT table (Open-Book Paradox) or the RL ablations (the RL Gap), one line per trained model."""
+    """The SFT table (Open-Book Paradox), the RL ablations (the RL Gap) or self-play's table, one
+    line per trained model, with the role's training columns (``benchmarks/report_training.py``)."""
     rows = [e for e in evaluations if e.role == role]
     if not rows:
         return None
-    header = ["model", "base model", "recall (all)", "recall (trained fns)", "pass@1 [95% CI]", "pass@k", "steps"]
-    header += ["rollouts", "rollout reward (first → last)"] if role == "rl" else []
-    table, bars = Table(header + ["paper single", "paper multi", "tasks", "ZWC builds"], []), []
+    columns = TRAIN_COLUMNS[role]
+    header = ["model", "base model", "recall (all)", "recall (trained fns)", "pass@1 [95% CI]", "pass@k",
+              *(name for name, _ in columns), "paper single", "paper multi", "tasks", "ZWC builds"]
+    table, bars = Table(header, []), []
     for (name, model), group in _groups(rows, lambda e: (e.name, e.model)).items():
         one, top = _pass_cells(group)
-        train = group[0].extra.get("train") or {}
         cells = [name, model, _mean([e.extra.get("recall") for e in group]),
                  _mean([e.extra.get("trained_recall") for e in group]), rate_cell(one),
-                 f"@{top.k} {rate_cell(top)}" if top else "—", str(train.get("steps", 0 if name == "base" else "—"))]
-        if role == "rl":
-            curve = train.get("reward_per_rollout") or []
-            cells += [str(train.get("completions", "—")),
-                      f"{percent(curve[0])} → {percent(curve[-1])}" if curve else "—"]
+                 f"@{top.k} {rate_cell(top)}" if top else "—", *(cell(group[0]) for _, cell in columns)]
         table.rows.append(cells + [anchor_cell(anchors, "learners", name, s) for s in ("single", "multi")]
                           + [str(one.n_tasks), _builds(group)])
         bars += _bar(name, "pass@1", one) + _bar(name, "pass@k", top)
     notes = ["Closed-book pass@1 on the single_test tasks of the trained functions; recall: the closed-book "
-             "API-recall probe (share of functions named exactly).", *[v for v in verdicts if v]]
-    title = "SFT: Open-SFT vs Closed-SFT" if role == "sft" else "RL ablations (the RL Gap)"
-    return Section(role, title, table, notes, bars)
+             "API-recall probe (share of functions named exactly)."]
+    section = Section(role, TITLES[role], table, notes, bars, findings=[v for v in verdicts if v])
+    if role == "rl":
+        section.curves, section.curve_axes = reward_curves(rows), ("optimiser step the rollouts were drawn at",
+                                                                   "rollout pass rate (the reward) during training")
+    return section
+
+
+def rounds_section(runs: list[Run]) -> Section | None:
+    """Self-play's rounds: proposals, acceptance by reason, solve rate, learnability."""
+    lines, curves, notes = round_lines(runs)
+    if not lines and not notes:
+        return None
+    return Section("rounds", "Self-play rounds", Table(ROUND_HEADER, lines), findings=notes, curves=curves,
+                   curve_axes=("round", "self-play rounds: solve rate and acceptance"))
 
 
 def evolve_section(runs: list[Run]) -> Section | None:
     """What each training phase did (episodes, seconds, the learner's own notes)."""
-    table = Table(["run", "learner", "episodes", "seconds", "notes"], [])
+    table, warnings = Table(["run", "learner", "episodes", "seconds", "notes"], []), []
     for run in runs:
         for learner, report in (run.details.get("evolve") or {}).items():
             if learner == "none":  # no training phase to report
                 continue
             details = report.get("details") or {}
+            warnings += [f"warning, {learner} ({run.path}): {w}" for w in details.get("warnings") or []]
             notes = ", ".join(f"{k}={v}" for k, v in details.items() if isinstance(v, int | float | str | bool)
                               and len(str(v)) < 60)
             table.rows.append([str(run.path), learner, str(report.get("episodes", "—")),
                                f"{report.get('seconds', 0):.0f}", notes or "—"])
-    return Section("evolve", "Training phases (evolve)", table) if table.rows else None
+    return Section("evolve", "Training phases (evolve)", table, findings=warnings) if table.rows else None
 
 
 def taxonomy_section(evaluations: list[Evaluation]) -> tuple[Section, list[tuple[str, dict[str, int]]]]:
@@ -270,13 +284,13 @@ def build_report(runs: list[Run], anchors: dict | None = None) -> Report:
 
     anchors = anchors if anchors is not None else load_anchors()
     evaluations = [e for run in runs for e in run.evaluations]
-    verdicts = {kind: [r.details.get("verdict", "") for r in runs if r.kind == kind] for kind in ("sft-compare",
-                                                                                              "rl-compare")}
+    verdicts = {role: [r.details.get("verdict", "") for r in runs if r.kind == f"{role}-compare"]
+                for role in TRAIN_COLUMNS}
     taxonomy, series = taxonomy_section(evaluations)
     sections = [s for s in (main_section(evaluations, anchors), validation_section(evaluations, anchors),
-                            rows_section(evaluations, anchors, "sft", verdicts["sft-compare"]),
-                            rows_section(evaluations, anchors, "rl", verdicts["rl-compare"]),
-                            evolve_section(runs), taxonomy, runs_section(runs)) if s is not None]
+                            *(rows_section(evaluations, anchors, role, verdicts[role]) for role in TRAIN_COLUMNS),
+                            rounds_section(runs), evolve_section(runs), taxonomy, runs_section(runs))
+                if s is not None]
     return Report(runs, sections, anchors, series, budget_points(evaluations),
                   time.strftime("%Y-%m-%d %H:%M:%S"), _code_version())
 
@@ -293,7 +307,7 @@ def to_markdown(report: Report) -> str:
         lines += [f"## {section.title}", "", "| " + " | ".join(section.table.header) + " |",
                   "|" + "---|" * len(section.table.header)]
         lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in section.table.rows]
-        lines += [""] + [f"{note}\n" for note in section.notes]
+        lines += [""] + [f"{note}\n" for note in section.findings + section.notes]
         lines += [f"![{caption}]({name})\n" for caption, name in section.plots]
     lines += ["## Sources of the paper's figures", ""]
     lines += [f"- {key}: {text}" for key, text in report.anchors["sources"].items()]
@@ -322,3 +336,13 @@ def write_report(run_paths: list[str | Path], out: str | Path) -> Report:
     (out / "report.md").write_text(to_markdown(report))
     (out / "report.html").write_text(to_html(report, out))
     return report
+
+
+def report_comparison(out: str | Path, summary: dict) -> Report:
+    """A comparison command's data (``OUT/summary.json``) and then its report, by this module's code:
+    the tables of ``compare``, ``sft-compare``, ``rl-compare`` and ``selfplay-compare`` are the
+    ones ``sebench report`` shows for the same directory."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
+    return write_report([out], out)

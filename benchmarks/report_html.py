@@ -110,7 +110,7 @@ def to_html(report: Report, out: Path) -> str:
              + '<a href="#sources">Sources</a><a href="#configs">Configurations</a></nav>']
     for section in report.sections:
         parts += [f'<section id="{section.key}"><h2>{escape(section.title)}</h2>', table_html(section)]
-        parts += [f'<p class="note">{escape(note)}</p>' for note in section.notes]
+        parts += [f'<p class="note">{escape(note)}</p>' for note in section.findings + section.notes]
         parts += [image_html(out / name, caption) for caption, name in section.plots]
         parts.append("</section>")
     parts += ['<section id="sources"><h2>Sources of the paper\'s figures</h2><ul>']

@@ -1,4 +1,5 @@
-"""The report's PNG plots: pass@k with interval error bars, the failure taxonomy, recall vs budget.
+"""The report's PNG plots: pass@k with interval error bars, the failure taxonomy, recall vs budget,
+and the curves a section carries (RL rewards during training, self-play rounds).
 
 Each plot is drawn from numbers the tables already hold (``benchmarks/report.py``), so a plot
 and its table cannot disagree; it is written into OUT and named in its section, from where the
@@ -98,6 +99,26 @@ def budget_plot(points: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def line_plot(section: Section, path: Path) -> None:
+    """The section's curves (percent against steps or rounds): RL rewards, self-play rounds."""
+    plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    for curve in section.curves:
+        ax.plot(curve.xs, curve.ys, marker="s" if curve.dashed else "o", linestyle="--" if curve.dashed else "-",
+                label=curve.label)
+    ax.set_xlabel(section.curve_axes[0])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("%")
+    ax.set_ylim(-3, 103)
+    ax.set_title(section.curve_axes[1], fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def draw_plots(report: Report, out: Path) -> None:
     """Write every plot the report's data allow and name each in its section."""
     by_key = {s.key: s for s in report.sections}
@@ -106,6 +127,10 @@ def draw_plots(report: Report, out: Path) -> None:
             name = f"pass_at_k_{section.key}.png"
             pass_at_k_plot(section, out / name)
             section.plots.append((f"{section.title}: pass@k with 95% intervals", name))
+        if section.curves:
+            name = f"curves_{section.key}.png"
+            line_plot(section, out / name)
+            section.plots.append((section.curve_axes[1], name))
     if report.outcomes and "taxonomy" in by_key:
         taxonomy_plot(report.outcomes, out / "failures.png")
         by_key["taxonomy"].plots.append(("failure taxonomy", "failures.png"))

@@ -1,13 +1,13 @@
 """Read the run directories that sebench's commands write, into one shape the report tables use.
 
 Every command writes its own layout (``compare``: ``summary.json`` with ``results``;
-``sft-compare`` / ``rl-compare``: ``summary.json`` with ``rows``; ``validate``: four
+``sft-compare`` / ``rl-compare`` / ``selfplay-compare``: ``summary.json`` with ``rows``; ``validate``: four
 ``I-MODEL-MODE.jsonl`` results with summaries; ``evolve``: ``run.json``, ``report.json`` and
 ``learner/``; ``eval``: results JSON lines with ``.summary.json`` beside them, alone or inside
 an evolve run, where ``sebench eval --run RUN`` writes them). ``read_run`` tries the kinds
 of ``KINDS`` in order and returns a ``Run`` whose ``evaluations`` each carry the per-sample
 records, because the report's intervals resample tasks and a summary holds only the means.
-A new kind of run (self-play, when it lands) is one ``RunKind`` entry here: a ``detect`` that
+A new kind of run is one ``RunKind`` entry here: a ``detect`` that
 looks at files only, and a ``read`` that returns ``Evaluation``s with a ``role`` the tables know.
 """
 
@@ -189,17 +189,27 @@ def _is_rl(path: Path) -> bool:
     return _is_summary_with(path, "rows") and "sft_steps" in _load_json(path / "summary.json").get("config", {})
 
 
+def _is_selfplay(path: Path) -> bool:
+    return _is_summary_with(path, "rows") and "rounds" in _load_json(path / "summary.json")
+
+
 def _read_rows(path: Path, role: str) -> Run:
+    """sft-compare, rl-compare and selfplay-compare: a row per model (the base model first), and
+    for self-play each run's rounds and the learners that ended without a model."""
     source = path / "summary.json"
     data = _load_json(source)
+    rounds = data.get("rounds") or {}
     evaluations = []
     for i, row in enumerate(_field(data, "rows", source)):
         name = _field(row, "name", source, f" in rows[{i}]")
         summary = _field(row, "evaluation", source, f" in rows[{i}]")
         extra = {k: row.get(k) for k in ("recall", "trained_recall", "recall_with_aliases", "train")}
+        extra["rounds"] = rounds.get(name) or []
         folders = [path / name / "closed.jsonl", path / name.replace("@", "_") / "closed.jsonl"]
         evaluations.append(_evaluation(summary, source, path, name, role, folders, extra=extra))
-    return Run(f"{role}-compare", path, data.get("config", {}), evaluations, {"verdict": data.get("verdict", "")})
+    details = {"verdict": data.get("verdict", ""), "rounds": rounds,
+               "failed": (data.get("config") or {}).get("failed") or {}}
+    return Run(f"{role}-compare", path, data.get("config", {}), evaluations, details)
 
 
 # -- validate ------------------------------------------------------------------------------
@@ -269,6 +279,8 @@ def _read_evolve(path: Path) -> Run:
 KINDS: dict[str, RunKind] = {kind.name: kind for kind in (
     RunKind("compare", "summary.json with 'results' (sebench compare --out DIR)",
             lambda p: _is_summary_with(p, "results"), _read_compare),
+    RunKind("selfplay-compare", "summary.json with 'rows' and 'rounds' (sebench selfplay-compare --out DIR)",
+            _is_selfplay, lambda p: _read_rows(p, "selfplay")),
     RunKind("rl-compare", "summary.json with 'rows' and config.sft_steps (sebench rl-compare --out DIR)",
             _is_rl, lambda p: _read_rows(p, "rl")),
     RunKind("sft-compare", "summary.json with 'rows' (sebench sft-compare --out DIR)",

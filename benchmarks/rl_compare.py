@@ -7,24 +7,24 @@ Each trained model is probed for API recall and evaluated closed-book on the sin
 of the trained functions, as ``sft_compare`` does. A learner is named by registry name, with
 ``@PRESET`` for Closed-RL's Table 3 ablations (``closed-rl@sft-like``).
 
-Writes ``OUT/report.md``, ``OUT/rl.png`` (the rollouts' reward against steps, and recall and
-pass@1 per learner) and ``OUT/summary.json``; each learner's state and model under
+Writes ``OUT/summary.json`` and the report ``sebench report`` makes of it (``report.md``,
+``report.html``, plots: the rollouts' reward against steps, pass@k with intervals, recall against
+steps); each learner's state and model under
 ``OUT/<learner>/`` so a rerun after a kill resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 from agents import Agent
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
+from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run
-from benchmarks.sft_compare import SFTRow, measure
+from benchmarks.sft_compare import SFTRow, measure, row_summary
 from envs.zwc import ZWCEnv
 from learners.rl import PRESETS
 from sebench.errors import SettingError
@@ -83,7 +83,7 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
               "limit": limit, "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype), "settings": settings or {}, "trained_functions": functions,
               "zwc": env.mapping.origin, "code_version": _code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    _write_report(rows, out, config)
+    report_comparison(out, {"config": config, "verdict": verdict(rows), "rows": [row_summary(r) for r in rows]})
     return rows
 
 
@@ -100,70 +100,3 @@ def verdict(rows: list[SFTRow]) -> str:
             f"{100 * base:.1f}%, the SFT-like variant {100 * like:.1f}% (recall of the trained functions: "
             f"base {recall[0]}, GRPO {recall[1]}, SFT-like {recall[2]}): the paper's RL Gap "
             f"{'shows' if shows else 'does not show'} here.")
-
-
-HEADER = ["model", "recall (all)", "recall (trained fns)", "pass@1", "best pass@k", "steps", "rollouts",
-          "rollout pass rate (first -> last)", "rollout tok/s", "update tok/s", "grading share", "peak MB", "train s"]
-
-
-def table_rows(rows: list[SFTRow]) -> list[list[str]]:
-    lines = []
-    for r in rows:
-        top = max(r.evaluation.pass_at, default=0)
-        t = r.train
-        curve = t.get("reward_per_rollout") or []
-        lines.append([r.name, f"{100 * r.probe.recall:.1f}%", f"{100 * r.trained_recall:.1f}%",
-                      f"{100 * r.evaluation.pass_at.get(1, 0):.1f}%",
-                      f"{100 * r.evaluation.pass_at.get(top, 0):.1f}% @{top}" if top else "-",
-                      str(t.get("steps", "-")), str(t.get("completions", "-")),
-                      f"{100 * curve[0]:.0f}% -> {100 * curve[-1]:.0f}%" if curve else "-",
-                      str(t.get("rollout_tokens_per_second", "-")),
-                      str(t.get("update_tokens_per_second", t.get("tokens_per_second", "-"))),
-                      str(t.get("grading_share", "-")), str(t.get("peak_memory_mb", "-")),
-                      str(t.get("train_seconds", t.get("seconds", "-")))])
-    return lines
-
-
-def _write_report(rows: list[SFTRow], out: Path, config: dict) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (curves, bars) = plt.subplots(1, 2, figsize=(11, 3.6))
-    for r in rows:
-        rewards = r.train.get("reward_per_rollout") or []
-        if rewards:
-            per = max(1, r.train.get("steps", len(rewards)) // len(rewards))  # steps per rollout batch
-            # each rollout batch at the step it was drawn at (it then feeds the next `per` steps)
-            curves.plot([per * i for i in range(len(rewards))], [100 * v for v in rewards], marker="o",
-                        label=r.name)
-    curves.set_xlabel("optimiser step the rollouts were drawn at")
-    curves.set_ylabel("rollout pass rate (reward), %")
-    curves.set_ylim(-3, 103)
-    curves.set_title("reward during training")
-    if curves.lines:
-        curves.legend(fontsize=7)
-    width = 0.4
-    xs = range(len(rows))
-    bars.bar([x - width / 2 for x in xs], [100 * r.trained_recall for r in rows], width, label="recall (trained fns)")
-    bars.bar([x + width / 2 for x in xs], [100 * r.evaluation.pass_at.get(1, 0) for r in rows], width,
-             label="pass@1 closed-book")
-    bars.set_xticks(list(xs), [r.name for r in rows], rotation=30, ha="right", fontsize=7)
-    bars.set_ylabel("%")
-    bars.set_title("after training, closed-book")
-    bars.legend(fontsize=7)
-    fig.suptitle(f"{config['model']}: {config['steps']} RL steps on the first {config['train_limit']} train tasks")
-    fig.tight_layout()
-    fig.savefig(out / "rl.png", dpi=120)
-    plt.close(fig)
-    lines = [f"# The RL Gap, closed-book, {config['model']}", "",
-             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows)]
-    lines += ["", verdict(rows), "", "![reward and recall](rl.png)", "", "## Config", "", "```json",
-              json.dumps(config, indent=1), "```"]
-    (out / "report.md").write_text("\n".join(lines) + "\n")
-    (out / "summary.json").write_text(json.dumps(
-        {"config": config, "verdict": verdict(rows),
-         "rows": [{"name": r.name, "recall": r.probe.recall, "trained_recall": r.trained_recall,
-                   "evaluation": asdict(r.evaluation), "train": r.train} for r in rows]}, indent=1))

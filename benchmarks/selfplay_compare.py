@@ -7,8 +7,9 @@ self-play proposers sample functions and worked examples from it, Closed-SFT tra
 and each model is probed for API recall and evaluated closed-book on the single_test tasks of
 the slice's functions, as ``sft_compare`` and ``rl_compare`` do.
 
-Writes ``OUT/report.md`` (the comparison, then each self-play run's rounds: proposals,
-acceptance by reason, solve rate, learnability), ``OUT/selfplay.png`` and ``OUT/summary.json``.
+Writes ``OUT/summary.json`` and the report ``sebench report`` makes of it (``report.md``,
+``report.html``, plots: the comparison, then each self-play run's rounds: proposals, acceptance
+by reason, solve rate, learnability).
 Each learner's run is under ``OUT/<learner>/``, and its measured row in ``OUT/<learner>/row.json``:
 a rerun after a kill neither retrains nor re-evaluates a finished row (evaluation samples at
 temperature, so re-evaluating would print another figure for the same model).
@@ -28,8 +29,9 @@ from agents import Agent, EvalReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from agents.probe import ProbeReport
+from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run, learner_overrides
-from benchmarks.sft_compare import SFTRow, measure
+from benchmarks.sft_compare import SFTRow, measure, row_summary
 from envs.zwc import ZWCEnv
 from sebench.errors import SettingError
 
@@ -91,7 +93,7 @@ def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-code
               "proposals": proposals, "sft_steps": sft_steps, "gather_model": gather_model,
               "settings": settings or {}, "failed": failed, "code_version": _code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    write_report(rows, out, config)
+    write_summary(rows, out, config)
     return rows
 
 
@@ -157,92 +159,9 @@ def verdict(rows: list[SFTRow]) -> str:
             f"above RL self-play) {outcome} here.")
 
 
-HEADER = ["model", "recall (all)", "recall (trained fns)", "pass@1", "best pass@k", "rounds", "accepted / proposed",
-          "kept / trained on", "train s"]
-
-
-def table_rows(rows: list[SFTRow], out: Path) -> list[list[str]]:
-    lines = []
-    for r in rows:
-        top = max(r.evaluation.pass_at, default=0)
-        t = r.train
-        records = rounds_of(out / r.name) if r.name in SELFPLAY else []
-        accepted = (f"{sum(x['accepted'] for x in records)} / {sum(x['proposals'] for x in records)}"
-                    if records else "-")
-        kept = t.get("kept", t.get("solver_completions", "-")) if records else t.get("samples", "-")
-        lines.append([r.name, f"{100 * r.probe.recall:.1f}%", f"{100 * r.trained_recall:.1f}%",
-                      f"{100 * r.evaluation.pass_at.get(1, 0):.1f}%",
-                      f"{100 * r.evaluation.pass_at.get(top, 0):.1f}% @{top}" if top else "-",
-                      str(len(records)) if records else "-", accepted, str(kept),
-                      str(t.get("train_seconds", t.get("seconds", "-")))])
-    return lines
-
-
-ROUND_HEADER = ["learner", "round", "proposals", "accepted", "acceptance", "rejections by reason", "solve rate",
-                "learnability", "seconds"]
-
-
-def round_rows(rows: list[SFTRow], out: Path, failed: list[str] = ()) -> list[list[str]]:
-    """Every round of every self-play run, those of a run that ended without a model included."""
-    lines = []
-    for name in [r.name for r in rows] + list(failed):
-        for x in rounds_of(out / name) if name in SELFPLAY else []:
-            rejected = ", ".join(f"{k} {v}" for k, v in x["rejections"].items()) or "-"
-            lines.append([name, str(x["round"]), str(x["proposals"]), str(x["accepted"]),
-                          f"{100 * x['acceptance_rate']:.0f}%", rejected,
-                          "-" if x["solve_rate"] is None else f"{x['solve_rate']:.2f}",
-                          "-" if x["learnability"] is None else f"{x['learnability']:.2f}", f"{x['seconds']:.0f}"])
-    return lines
-
-
-def write_report(rows: list[SFTRow], out: Path, config: dict) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (bars, curves) = plt.subplots(1, 2, figsize=(11, 3.6))
-    xs = range(len(rows))
-    width = 0.4
-    bars.bar([x - width / 2 for x in xs], [100 * r.trained_recall for r in rows], width, label="recall (trained fns)")
-    bars.bar([x + width / 2 for x in xs], [100 * r.evaluation.pass_at.get(1, 0) for r in rows], width,
-             label="pass@1 closed-book")
-    bars.set_xticks(list(xs), [r.name for r in rows], rotation=20, ha="right", fontsize=8)
-    bars.set_ylabel("%")
-    bars.legend(fontsize=7)
-    for r in rows:
-        records = rounds_of(out / r.name) if r.name in SELFPLAY else []
-        points = [(x["round"], 100 * x["solve_rate"]) for x in records if x["solve_rate"] is not None]
-        if points:
-            curves.plot(*zip(*points, strict=True), marker="o", label=f"{r.name} solve rate")
-        accepted = [(x["round"], 100 * x["acceptance_rate"]) for x in records]
-        if accepted:
-            curves.plot(*zip(*accepted, strict=True), marker="s", linestyle="--", label=f"{r.name} acceptance")
-    curves.set_xlabel("round")
-    curves.set_ylabel("%")
-    curves.set_ylim(-3, 103)
-    curves.set_title("self-play rounds")
-    if curves.lines:
-        curves.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "selfplay.png", dpi=110)
-    plt.close(fig)
-    lines = [f"# Self-play, closed-book: {config['model']}", "",
-             f"Train slice: the first {config['train_limit']} train tasks ({len(config['functions'])} functions); "
-             f"{config['rounds']} rounds of {config['proposals']} proposals; n = {config['n']} samples per test task; "
-             f"zwc {config['zwc']}; code {config['code_version']}; {config['date']}.", "",
-             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows, out)]
-    for name, why in config.get("failed", {}).items():
-        lines.append(f"| {name} | no model: {why[:300]} |" + " |" * (len(HEADER) - 2))
-    per_round = round_rows(rows, out, list(config.get("failed", {})))
-    if per_round:
-        lines += ["", "## Rounds", "", "| " + " | ".join(ROUND_HEADER) + " |", "|" + "---|" * len(ROUND_HEADER)]
-        lines += ["| " + " | ".join(cells) + " |" for cells in per_round]
-    sentence = verdict(rows)
-    lines += ["", sentence, "", "![self-play](selfplay.png)", ""]
-    (out / "report.md").write_text("\n".join(lines))
+def write_summary(rows: list[SFTRow], out: Path, config: dict) -> None:
+    """``OUT/summary.json`` (rows, each self-play run's rounds, the learners that ended without a
+    model) and the report ``sebench report`` makes of it."""
     names = [r.name for r in rows] + list(config.get("failed", {}))
-    summary = {"config": config, "verdict": sentence, "rows": [row_to_dict(r) for r in rows],
-               "rounds": {name: rounds_of(out / name) for name in names if name in SELFPLAY}}
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
+    report_comparison(out, {"config": config, "verdict": verdict(rows), "rows": [row_summary(r) for r in rows],
+                            "rounds": {name: rounds_of(out / name) for name in names if name in SELFPLAY}})

@@ -4,14 +4,14 @@ One seed, one fixed train slice (the first ``train_limit`` train tasks), a fixed
 optimiser steps. The base model and each fine-tuned model are probed for API recall (all
 catalogued functions, and the ones the slice trains) and evaluated closed-book on the
 single_test tasks of the trained functions. Training throughput and peak memory come from
-the runs themselves. Writes ``OUT/report.md``, ``OUT/sft.png`` and ``OUT/summary.json``;
+the runs themselves. Writes ``OUT/summary.json`` and the report ``sebench report`` makes of it
+(``report.md``, ``report.html``, plots: the SFT table with intervals, recall against steps);
 each learner's state and model under ``OUT/<learner>/``, so a rerun after a kill does not redo
 a finished collection or training (training resumes from its last checkpoint).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ from agents import Agent, EvalReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from agents.probe import ProbeReport, probe
+from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
 
@@ -58,7 +59,7 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
               "settings": settings or {},
               "trained_functions": functions, "zwc": env.mapping.origin, "code_version": _code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    _write_report(rows, out, config)
+    report_comparison(out, {"config": config, "verdict": verdict(rows), "rows": [row_summary(r) for r in rows]})
     return rows
 
 
@@ -95,55 +96,9 @@ def verdict(rows: list[SFTRow]) -> str:
             f"on recall, the paper's Open-Book Paradox (Open-SFT < Closed-SFT) {outcome} here.")
 
 
-def table_rows(rows: list[SFTRow]) -> list[list[str]]:
-    """One line per model: what the printed table and the markdown report show."""
-    lines = []
-    for r in rows:
-        top = max(r.evaluation.pass_at, default=0)
-        t = r.train
-        lines.append([r.name, f"{100 * r.probe.recall:.1f}%", f"{100 * r.trained_recall:.1f}%",
-                      f"{100 * r.probe.recall_with_aliases:.1f}%", f"{100 * r.evaluation.pass_at.get(1, 0):.1f}%",
-                      f"{100 * r.evaluation.pass_at.get(top, 0):.1f}% @{top}" if top else "-",
-                      str(t.get("steps", "-")), str(t.get("tokens_per_second", "-")),
-                      str(t.get("peak_memory_mb", "-")), str(t.get("seconds", "-")),
-                      f"{t['first_loss']} → {t['last_loss']}" if t.get("losses") else "-"])
-    return lines
-
-
-HEADER = ["model", "recall (all)", "recall (trained fns)", "recall w/ aliases", "pass@1", "best pass@k",
-          "steps", "train tok/s", "peak MB", "train s", "loss"]
-
-
-def _write_report(rows: list[SFTRow], out: Path, config: dict) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [r.name for r in rows]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    width = 0.27
-    series = [("recall (all)", [100 * r.probe.recall for r in rows]),
-              ("recall (trained fns)", [100 * r.trained_recall for r in rows]),
-              ("pass@1 closed-book", [100 * r.evaluation.pass_at.get(1, 0) for r in rows])]
-    for i, (label, values) in enumerate(series):
-        ax.bar([x + (i - 1) * width for x in range(len(rows))], values, width, label=label)
-    ax.set_xticks(range(len(rows)), names)
-    ax.set_ylabel("%")
-    ax.set_ylim(0, max(10.0, *(v for _, vs in series for v in vs)) * 1.15)
-    ax.set_title(f"{config['model']}: before and after SFT ({config['steps']} steps)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "sft.png", dpi=120)
-    plt.close(fig)
-    lines = [f"# Open-SFT vs Closed-SFT, closed-book, {config['model']}", "",
-             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows)]
-    lines += ["", verdict(rows), "", "![before and after](sft.png)", "", "## Config", "", "```json",
-              json.dumps(config, indent=1), "```"]
-    (out / "report.md").write_text("\n".join(lines) + "\n")
-    (out / "summary.json").write_text(json.dumps(
-        {"config": config, "verdict": verdict(rows),
-         "rows": [{"name": r.name, "recall": r.probe.recall, "trained_recall": r.trained_recall,
-                   "recall_with_aliases": r.probe.recall_with_aliases, "evaluation": asdict(r.evaluation),
-                   "train": r.train} for r in rows]}, indent=1))
+def row_summary(row: SFTRow) -> dict:
+    """One row as ``summary.json`` holds it (sft-, rl- and selfplay-compare alike), which the
+    report reads (``benchmarks/report_runs.py``)."""
+    return {"name": row.name, "recall": row.probe.recall, "trained_recall": row.trained_recall,
+            "recall_with_aliases": row.probe.recall_with_aliases, "evaluation": asdict(row.evaluation),
+            "train": row.train}

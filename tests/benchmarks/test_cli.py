@@ -91,7 +91,8 @@ def test_compare_writes_a_report_with_plots(tmp_path, task_env):
                                  "--limit", "3", "--out", str(out)])
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()
-    assert "| none | 100.0% | 100.0% | 3 |" in report and "code_version" in report  # pass@1, target use, samples
+    assert "| none | reference | 100.0 [100.0, 100.0] |" in report and "code_version" in report  # sebench report's
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["usage"] == "standard" and summary["results"][0]["evaluation"]["target_use_rate"] == 1.0
-    assert (out / "pass_at_1.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000
+    assert (out / "pass_at_k_main.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000
+    assert "Main table: learners, closed-book" in result.output  # the report's table, printed

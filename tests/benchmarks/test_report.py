@@ -2,7 +2,7 @@
 
 The runs are written by the real commands at tiny sizes: ``compare`` with the reference model,
 ``eval`` and ``validate`` with a fixed-answer model (right on some tasks, so the rates are not
-all 0 or 1), and the sft/rl summaries through their own ``measure`` and ``_write_report`` with
+all 0 or 1), and the sft/rl summaries through their own ``measure`` and ``report_comparison`` with
 real evaluations and probes (only the training figures of a row are written by hand: training
 is what is too slow here). The HTML page is opened in a real headless Chromium.
 """
@@ -20,7 +20,7 @@ from agents import Agent
 from agents.evaluate import _code_version
 from benchmarks import rl_compare, sft_compare
 from benchmarks.cli_report import report_command
-from benchmarks.report import build_report, load_anchors, to_markdown, write_report
+from benchmarks.report import build_report, load_anchors, report_comparison, to_markdown, write_report
 from benchmarks.report_runs import KINDS, RunFormatError, UnknownRunError, read_run, read_runs
 from benchmarks.report_stats import bootstrap_mean, estimate
 from benchmarks.validate import validate
@@ -75,11 +75,14 @@ def runs(task_env, tmp_path_factory):
                                                      ("open-sft", NOTHING, {"steps": 4, "seconds": 2.0})])
     config = {"model": "fixed-answer", "train_limit": 3, "steps": 4, "n": 1, "limit": 3, "probe_limit": 6,
               "trained_functions": functions, "zwc": task_env.mapping.origin, "code_version": _code_version()}
-    sft_compare._write_report(rows, base / "sft", config)
+    report_comparison(base / "sft", {"config": config, "verdict": sft_compare.verdict(rows),
+                                     "rows": [sft_compare.row_summary(r) for r in rows]})
     rl_rows, _ = _rows(task_env, base / "rl", [
         ("base", NOTHING, {}), ("closed-rl", NOTHING, {"steps": 2, "completions": 8, "reward_per_rollout": [0.0, 0.0]}),
         ("closed-rl@sft-like", first.reference, {"steps": 2, "completions": 16, "reward_per_rollout": [0.25, 0.5]})])
-    rl_compare._write_report(rl_rows, base / "rl", {**config, "steps": 2, "sft_steps": 2})
+    report_comparison(base / "rl", {"config": {**config, "steps": 2, "sft_steps": 2},
+                                    "verdict": rl_compare.verdict(rl_rows),
+                                    "rows": [sft_compare.row_summary(r) for r in rl_rows]})
     return base
 
 
@@ -143,11 +146,16 @@ def test_validation_sft_and_rl_tables_carry_their_figures_and_anchors(runs):
         assert sft[row["name"]][3] == f"{100 * row['trained_recall']:.1f}"
         rate = _file_rate(runs / "sft" / row["name"] / "closed.jsonl")
         assert sft[row["name"]][4].startswith(f"{100 * rate:.1f}")
-    assert sft["closed-sft"][7] == "39.6" and sft["open-sft"][7] == "0.0" and sft["base"][6] == "0"
+    column = sections["sft"].table.header.index
+    assert sft["closed-sft"][column("paper single")] == "39.6" and sft["open-sft"][column("paper single")] == "0.0"
+    assert sft["base"][column("steps")] == "0" and sft["closed-sft"][column("train s")] == "2.0"
     rl = {r[0]: r for r in sections["rl"].table.rows}
-    assert rl["closed-rl@sft-like"][9] == "51.0" and rl["closed-rl@sft-like"][10] == "—"
-    assert rl["closed-rl@sft-like"][8] == "25.0 → 50.0" and rl["closed-rl"][7] == "8"
-    assert any(v for v in sections["rl"].notes if "RL Gap" in v)  # rl-compare's verdict comes along
+    column = sections["rl"].table.header.index
+    assert rl["closed-rl@sft-like"][column("paper single")] == "51.0"
+    assert rl["closed-rl@sft-like"][column("paper multi")] == "—" and rl["closed-rl"][column("rollouts")] == "8"
+    assert rl["closed-rl@sft-like"][column("rollout reward (first → last)")] == "25.0 → 50.0"
+    assert any(v for v in sections["rl"].findings if "RL Gap" in v)  # rl-compare's verdict comes along
+    assert [c.label for c in sections["rl"].curves] == ["closed-rl", "closed-rl@sft-like"]  # the reward curves
     assert {p["name"] for p in report.budget} >= {"base", "closed-sft", "closed-rl@sft-like"}
 
 

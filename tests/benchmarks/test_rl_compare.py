@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from benchmarks.rl_compare import HEADER, parse_learner, rl_compare, table_rows, verdict
+from benchmarks.report import build_report
+from benchmarks.report_runs import read_run
+from benchmarks.rl_compare import parse_learner, rl_compare, verdict
 
 TINY = {"prompts_per_step": 1, "num_generations": 2, "steps_per_generation": 1, "max_completion_length": 8,
         "docs_chars": 200}
@@ -19,10 +21,12 @@ def test_rl_compare_writes_the_table_the_verdict_and_the_plot(task_env, tiny_dir
     assert rows[1].train["preset"] == "grpo" and rows[2].train["preset"] == "sft-like"
     assert rows[2].train["changed_settings"]["advantage"] == "binary"
     assert all(len(r.train["reward_per_rollout"]) == 1 for r in rows[1:])
-    assert all(len(cells) == len(HEADER) for cells in table_rows(rows))
+    section = next(s for s in build_report([read_run(tmp_path)]).sections if s.key == "rl")
+    assert [r[0] for r in section.table.rows] == ["base", "closed-rl", "closed-rl@sft-like"]
+    assert section.findings == [verdict(rows)] and "RL Gap" in verdict(rows)
     report = (tmp_path / "report.md").read_text()
-    assert report.count("\n| ") == 4 and verdict(rows) in report and "RL Gap" in verdict(rows)
-    assert (tmp_path / "rl.png").stat().st_size > 1000
+    assert "## RL ablations (the RL Gap)" in report and verdict(rows) in report
+    assert (tmp_path / "curves_rl.png").stat().st_size > 1000 and (tmp_path / "pass_at_k_rl.png").is_file()
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["config"]["steps"] == 1 and len(summary["rows"]) == 3
     assert (tmp_path / "closed-rl_sft-like" / "model" / "config.json").is_file()

@@ -5,15 +5,10 @@ import json
 
 import pytest
 
-from benchmarks.selfplay_compare import (
-    HEADER,
-    ROUND_HEADER,
-    learner_settings,
-    round_rows,
-    selfplay_compare,
-    table_rows,
-    verdict,
-)
+from benchmarks.report import build_report
+from benchmarks.report_runs import read_run
+from benchmarks.report_training import ROUND_HEADER
+from benchmarks.selfplay_compare import learner_settings, selfplay_compare, verdict
 
 SFT_TINY = {"closed-sft-self.proposer_model": "reference", "closed-sft-self.gather_model": "reference",
             "docs_chars": 300, "samples": 1, "batch_size": 2, "max_length": 512, "save_steps": 100,
@@ -32,13 +27,15 @@ def test_selfplay_compare_measures_rows_keeps_rounds_and_reads_finished_rows_bac
     assert "none of 1 rounds kept a passing solution" in summary["config"]["failed"]["open-sft-self"]
     assert set(summary["rounds"]) == {"closed-sft-self", "open-sft-self"}  # the failed run's rounds are kept too
     assert summary["rounds"]["closed-sft-self"][0]["accepted"] == 2
-    assert all(len(cells) == len(HEADER) for cells in table_rows(rows, tmp_path))
-    per_round = round_rows(rows, tmp_path, ["open-sft-self"])
+    sections = {s.key: s for s in build_report([read_run(tmp_path)]).sections}
+    assert [r[0] for r in sections["selfplay"].table.rows] == ["base", "closed-sft-self"]
+    per_round = sections["rounds"].table.rows
     assert [line[0] for line in per_round] == ["closed-sft-self", "open-sft-self"]
     assert all(len(line) == len(ROUND_HEADER) for line in per_round)
+    assert [f[:32] for f in sections["rounds"].findings] == ["open-sft-self: no model to measur"[:32]]
     report = (tmp_path / "report.md").read_text()
-    assert "## Rounds" in report and "open-sft-self | no model" in report
-    assert (tmp_path / "selfplay.png").stat().st_size > 1000
+    assert "## Self-play rounds" in report and "open-sft-self: no model to measure" in report
+    assert (tmp_path / "curves_rounds.png").stat().st_size > 1000
 
     results = tmp_path / "closed-sft-self" / "closed.jsonl"
     before = results.stat().st_mtime_ns

@@ -1,9 +1,11 @@
 """sebench sft-compare end to end at the smallest size, on the tiny random-initialised model (the
-table's mechanics, not its numbers): three rows, a verdict, a plot."""
+table's mechanics, not its numbers): three rows, a verdict, plots, written by sebench report's code."""
 
 import json
 
-from benchmarks.sft_compare import HEADER, sft_compare, table_rows, verdict
+from benchmarks.report import build_report
+from benchmarks.report_runs import read_run
+from benchmarks.sft_compare import sft_compare, verdict
 
 
 def test_sft_compare_writes_the_table_the_verdict_and_the_plot(task_env, tiny_dir, tmp_path):
@@ -13,9 +15,12 @@ def test_sft_compare_writes_the_table_the_verdict_and_the_plot(task_env, tiny_di
     assert rows[0].train == {} and all(r.train["steps"] == 1 for r in rows[1:])
     assert rows[1].train["variant"] == "closed" and rows[2].train["variant"] == "open"
     assert all(r.probe.n == 4 and r.evaluation.n_tasks <= 2 for r in rows)
-    assert all(len(cells) == len(HEADER) for cells in table_rows(rows))
+    section = next(s for s in build_report([read_run(tmp_path)]).sections if s.key == "sft")
+    assert [r[0] for r in section.table.rows] == ["base", "closed-sft", "open-sft"]
+    assert section.findings == [verdict(rows)] and "Open-Book Paradox" in verdict(rows)
     report = (tmp_path / "report.md").read_text()
-    assert report.count("\n| ") == 4 and verdict(rows) in report and "Open-Book Paradox" in verdict(rows)
-    assert (tmp_path / "sft.png").stat().st_size > 1000
+    assert "## SFT: Open-SFT vs Closed-SFT" in report and verdict(rows) in report
+    assert (tmp_path / "pass_at_k_sft.png").stat().st_size > 1000 and (tmp_path / "recall_vs_budget.png").is_file()
+    assert "<table" in (tmp_path / "report.html").read_text()
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["config"]["trained_functions"] and len(summary["rows"]) == 3
