@@ -75,6 +75,10 @@ class TrainResult:
     losses: list[float] = field(default_factory=list)
 
 
+class SamplesTooLong(DataError):
+    """Every sample is longer than ``max_length``: nothing to train on at this setting."""
+
+
 def run_record(data: str | Path, base_model: str | Path, variant: str, settings: SFTSettings) -> dict:
     """What makes two SFT runs the same run: the data's content (not its path: a moved state
     directory is the same run), the base model, the variant and the settings."""
@@ -104,7 +108,7 @@ def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int)
             continue
         kept.append(sample.as_prompt_completion(variant))
     if not kept:
-        raise DataError(f"{data}: every sample is longer than max_length={max_length} tokens; raise max_length")
+        raise SamplesTooLong(f"{data}: every sample is longer than max_length={max_length} tokens; raise max_length")
     return Dataset.from_list(kept), too_long
 
 

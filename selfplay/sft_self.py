@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -40,7 +41,7 @@ from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
 from learners.sft import base_model_path
 from learners.sft_data import CollectReport, SFTSample, passing_samples
-from learners.sft_train import SFTSettings, train_sft
+from learners.sft_train import SamplesTooLong, SFTSettings, train_sft
 from learners.training_run import return_memory
 from sebench.errors import SebenchError, SettingError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
@@ -196,6 +197,11 @@ class _SFTSelfLearner(RunDirectories):
                          samples=self.config.samples, docs_chars=self.config.docs_chars, title=self.name)
         log = loop.run(proposer, solver, lambda work: self._learn(work, agent, env, state))
         final = latest_model(log)
+        too_long = [r.round for r in log.records if r.extra.get("too_long_dropped") and not r.extra.get("trained")]
+        if final is None and too_long:
+            raise SFTSelfError(f"no round trained: every sample of round(s) {', '.join(map(str, too_long))} is longer "
+                               f"than max_length={self.config.train.max_length} tokens; raise max_length (--set "
+                               "max_length=N) or lower docs_chars; the round log is " + str(log.path))
         if final is None:
             raise SFTSelfError(f"none of {len(log.records)} rounds kept a passing solution to fine-tune on "
                                f"({', '.join(_round_summary(r) for r in log.records)}); the round log is "
@@ -223,13 +229,25 @@ class _SFTSelfLearner(RunDirectories):
         if agent.unload_model():  # the trainer loads its own copy
             return_memory()
         out = work.directory / "model"
-        result = train_sft(data, state["model"], self.variant, work.directory / "train", out, self.config.train)
+        try:
+            result = train_sft(data, state["model"], self.variant, work.directory / "train", out, self.config.train)
+        except SamplesTooLong as exc:  # the round's samples are there; this max_length trains none of them
+            print(f"warning: {self.name}: round {work.number}: {exc}; the model is unchanged this round",
+                  file=sys.stderr, flush=True)
+            return {"kept": len(samples), "proposer_targets": len(proposals), "trained": False, "model": None,
+                    "too_long_dropped": len(samples) + len(proposals)}
+        dropped = len(samples) + len(proposals) - result.samples
+        if dropped:  # a proposer prompt carries docs and examples: ~1,900 tokens for qwen2.5 at docs_chars 1200
+            print(f"warning: {self.name}: round {work.number}: {dropped} of {len(samples) + len(proposals)} samples "
+                  f"({len(proposals)} proposer targets among them) are longer than max_length="
+                  f"{self.config.train.max_length} tokens and were left out; raise max_length to train them "
+                  "(each token of a sample costs vocabulary x 4 bytes of logits per step)", file=sys.stderr, flush=True)
         for checkpoint in (work.directory / "train").glob("checkpoint-*"):  # a redone round starts afresh anyway
             shutil.rmtree(checkpoint, ignore_errors=True)
         state["model"] = out
         agent.model = TransformersModel(out, name=state["label"], dtype=agent.dtype)
         return {"kept": len(samples), "proposer_targets": len(proposals), "trained": True, "model": str(out),
-                "steps": result.steps,
+                "steps": result.steps, "too_long_dropped": dropped,
                 "train_samples": result.samples, "first_loss": result.first_loss, "last_loss": result.last_loss,
                 "train_seconds": result.seconds}
 

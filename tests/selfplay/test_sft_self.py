@@ -104,3 +104,16 @@ def test_the_selfplay_command_names_the_self_play_learners(task_env, tmp_path):
                                       "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "not a self-play learner" in result.output and "closed-sft-self" in result.output
+
+
+def test_a_round_whose_samples_are_all_too_long_leaves_the_model_and_names_max_length(task_env, tiny, tmp_path):
+    # a proposer prompt carries docs and a worked example (~1,900 tokens for qwen2.5 at docs_chars 1200): at a
+    # max_length below every sample the round trains nothing, is recorded as such, and evolve says why
+    learner = OpenSFTSelfLearner(state_dir=str(tmp_path / "state"), **{**TINY, "max_length": 64})
+    with pytest.raises(SFTSelfError, match=r"no round trained: every sample of round\(s\) 0 is longer than "
+                                           r"max_length=64 tokens; raise max_length"):
+        Agent(model=tiny, learner=learner, max_tokens=32).evolve(task_env)
+    [record] = [json.loads(line) for line in (tmp_path / "state" / "rounds.jsonl").read_text().splitlines()]
+    extra = record["extra"]
+    assert extra["trained"] is False and extra["model"] is None and extra["kept"] == 2
+    assert extra["too_long_dropped"] == extra["kept"] + extra["proposer_targets"] == 4
