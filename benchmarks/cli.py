@@ -295,6 +295,11 @@ def eval_command(
                          engine=engine, **settings)
         out = out or run / f"results-{split}-{mode}.jsonl"
         agent.seed = seed
+        if engine == "ct2-int8" and getattr(agent.learner, "parametric", False):
+            Console(stderr=True).print("[yellow]warning:[/yellow] ct2-int8 rounds each weight to 1/127 of its row's "
+                                       "largest: on a Closed-SFT model it erased every pass fine-tuning gave "
+                                       "(docs/results/engines.md); trained weights are evaluated faithfully with "
+                                       "--engine auto (float32)", highlight=False)
     else:
         agent = Agent(model=model or "smollm2-135m", max_turns=max_turns, dtype=dtype, seed=seed, engine=engine,
                       **settings)
