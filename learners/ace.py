@@ -309,9 +309,10 @@ class AceLearner:
             self.playbook_state = Playbook.from_dict(state["playbook"])
             self.updates, self.malformed = state.get("updates", 0), state.get("malformed", 0)
             store = self._held.reopen(state.get("store"), Path(path))
-            kept = {b.id: b.content for b in self.playbook_state.bullets
-                    if (hit := store.get(b.id)) is not None and hit.text == b.content}
-            self._stored = kept  # what the store kept needs no second embedding; _sync writes the rest
+            held = store.search("zwc", k=len(store), where={"learner": self.name}) if len(store) else []
+            # every bullet the store holds: those of the playbook as saved need no second embedding, the
+            # rest (written after the last save by a killed run) go; _sync then writes what is missing
+            self._stored = {h.id: h.text for h in held}
             self._sync()
 
     def close(self) -> None:

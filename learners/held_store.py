@@ -71,10 +71,14 @@ class HeldStore:
 
     def record(self, target: Path) -> dict[str, Any]:
         """What the learner's saved state says of its store; an in-memory store with no place of its
-        own moves to ``target`` (its items go where the state goes)."""
+        own moves to ``target`` (its items go where the state goes). A place inside ``target`` is
+        recorded relative to it, so a copied or moved state directory opens its own copy."""
         if isinstance(self._store, InMemoryStore) and not self.settings.store_path:
             self._store.path = self.at = target / self.folder
         where = self.at if self._store is not None else self.location(target)
+        if where is not None:
+            inside = Path(where).resolve().is_relative_to(Path(target).resolve())
+            where = Path(where).resolve().relative_to(Path(target).resolve()) if inside else Path(where).resolve()
         return {"backend": None if self.given else self.settings.store, "path": None if where is None else str(where)}
 
     def persist(self) -> None:
@@ -88,8 +92,9 @@ class HeldStore:
         if not self.given:
             with self._lock:
                 self.settings.store = saved.get("backend") or self.settings.store
-                if saved.get("path") and Path(saved["path"]) != Path(path) / self.folder:
-                    self.settings.store_path = saved["path"]  # a place of its own (chroma's directory ...)
+                where = Path(path) / saved["path"] if saved.get("path") else None  # relative: inside the state
+                if where is not None and where.resolve() != (Path(path) / self.folder).resolve():
+                    self.settings.store_path = str(where)  # a place of its own (chroma's directory ...)
                 if self._store is not None:
                     self._store.close()
                 self.at = self.location(path)

@@ -124,7 +124,8 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     if variant not in ("open", "closed"):
         raise SettingError(f"variant must be 'open' or 'closed', got {variant!r}")
     settings = settings or SFTSettings()
-    run = TrainingRun(out_dir, model_dir, run_record(data, base_model, variant, settings), f"{variant}-book SFT")
+    run = TrainingRun(out_dir, model_dir, run_record(data, base_model, variant, settings), f"{variant}-book SFT",
+                      legacy=lambda old: old.get("variant") == variant and old.get("settings") == asdict(settings))
     done = run.finished()
     if done is not None:
         return result_from(done, TrainResult)

@@ -6,8 +6,10 @@ prompts, base model, settings). ``TrainingRun`` does what all three do around tr
 ``trainer.train()``, in one place:
 
 - **finished-run check** (``finished``): a run that finished with the same record is returned,
-  not redone; a finished run of another record is refused with the keys that differ; a finished
-  run whose model went missing is redone, one whose model was written elsewhere is refused;
+  not redone (also from a moved or renamed directory: its model is where this run expects it); a
+  finished run of another record is refused with the keys that differ; one whose model is still
+  where it was written, not here, is refused; one whose model is gone is redone (or refused, for a
+  run whose redo would wipe more than its checkpoints: Absolute-Zero's rounds);
 - **resume** (``start``): from the newest complete ``checkpoint-N``, refused when the checkpoints
   are another record's; the record is written before training, so a killed run says what it was;
 - **measure and save** (``train``): wall time, peak memory (RSS sampled on CPU, the allocator's
@@ -27,6 +29,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -59,11 +62,22 @@ def main_process() -> bool:
 
 class TrainingRun:
     """Args: out_dir: trl's output (checkpoints, ``run.json``, ``train_result.json``);
-    model_dir: where the trained model goes; run: the record; what: the run's kind, for messages."""
+    model_dir: where the trained model goes; run: the record; what: the run's kind, for messages;
+    redo_missing_model: whether a finished run whose model is gone is redone (False: refused);
+    legacy: for a result or checkpoint record written before ``run`` had its present keys, whether
+    it is this run (None: it is not)."""
 
-    def __init__(self, out_dir: str | Path, model_dir: str | Path, run: dict[str, Any], what: str = "training"):
+    def __init__(self, out_dir: str | Path, model_dir: str | Path, run: dict[str, Any], what: str = "training",
+                 redo_missing_model: bool = True, legacy: Callable[[dict[str, Any]], bool] | None = None):
         self.out_dir, self.model_dir, self.run, self.what = Path(out_dir), Path(model_dir), run, what
+        self.redo_missing_model, self.legacy = redo_missing_model, legacy
         self.resume: Path | None = None
+
+    def _same(self, recorded: dict[str, Any] | None) -> bool:
+        if recorded == self.run:
+            return True
+        older = recorded is None or not set(self.run) <= set(recorded)  # written before a key of the record existed
+        return older and self.legacy is not None and self.legacy(recorded or {})
 
     @property
     def result_path(self) -> Path:
@@ -74,26 +88,27 @@ class TrainingRun:
         if not self.result_path.is_file():
             return None
         result = json.loads(self.result_path.read_text())
-        if result.get("run") != self.run:
+        if not self._same(result.get("run") if "run" in result else {k: v for k, v in result.items() if k != "run"}):
             differ = sorted(k for k in self.run if (result.get("run") or {}).get(k) != self.run[k])
             raise FinishedRunMismatch(f"{self.out_dir} holds a finished {self.what} that differs in "
                                       f"{', '.join(differ) or 'its record'}; train into another directory (--out), "
                                       "or delete it to retrain")
+        if (self.model_dir / "config.json").is_file():
+            return result  # the model is where this run puts it (the directory may have moved since)
         wrote = Path(result.get("model_dir") or self.model_dir)
-        if wrote.resolve() != self.model_dir.resolve():
-            raise FinishedRunMismatch(f"{self.out_dir} holds a finished {self.what} whose model is at {wrote}, not "
+        if (wrote / "config.json").is_file() or not self.redo_missing_model:
+            where = f"is at {wrote}" if (wrote / "config.json").is_file() else "is gone"
+            raise FinishedRunMismatch(f"{self.out_dir} holds a finished {self.what} whose model {where}, not at "
                                       f"{self.model_dir}; train into another directory (--out), or delete it to "
-                                      "retrain")
-        if not (self.model_dir / "config.json").is_file():
-            return None  # the model went missing: the run is redone (from its last checkpoint, if one is left)
-        return result
+                                      "start over")
+        return None  # the model is gone: the run is redone (from its last checkpoint, if one is left)
 
     def start(self) -> Path | None:
         """The checkpoint to resume from (None: from the start), after refusing another record's
         checkpoints; records this run's."""
         self.resume = last_checkpoint(self.out_dir)
         record = self.out_dir / RECORD_FILE
-        if self.resume is not None and record.is_file() and json.loads(record.read_text()) != self.run:
+        if self.resume is not None and record.is_file() and not self._same(json.loads(record.read_text())):
             raise DataError(f"{self.out_dir} holds checkpoints of a run with other settings or data ({record}); "
                             "train into another directory, or delete it to start over")
         if main_process():  # every process checks; the main one records

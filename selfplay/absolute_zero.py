@@ -255,7 +255,8 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise AbsoluteZeroError("absolute-zero runs in one process (one GPU or the CPU): each rank would run its own "
                                 "round on the shared buffers and round log; launch it without accelerate/torchrun")
-    training = TrainingRun(out_dir, model_dir, run, "absolute-zero run")
+    training = TrainingRun(out_dir, model_dir, run, "absolute-zero run", redo_missing_model=False)  # a redo
+    # from no checkpoint would drop every round from the log and the buffers
     try:
         done = training.finished()
     except FinishedRunMismatch as exc:

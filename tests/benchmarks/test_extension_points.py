@@ -103,7 +103,8 @@ def test_expel_over_the_packaged_store_gives_the_in_memory_stores_closed_book_pr
     assert all("Solved tasks similar to this one" in c for c in contexts["inmemory"]["contexts"])
     state = json.loads((tmp_path / "acme-sqlite" / "learner" / "expel.json").read_text())
     assert state["store"]["backend"] == "acme-sqlite"
-    with sqlite3.connect(f"{state['store']['path']}.sqlite") as db:
+    where = tmp_path / "acme-sqlite" / "learner" / state["store"]["path"]  # inside the state: recorded relative to it
+    with sqlite3.connect(f"{where}.sqlite") as db:
         stored = db.execute("select count(*) from items").fetchone()[0]
     assert stored == sum(bool(r["success"]) for r in state["records"]) == 6
 
@@ -116,10 +117,10 @@ def test_compare_takes_a_store_for_expel_and_the_chroma_directory_holds_its_succ
                   "--set", "expel.max_reflections=0")
     assert out.returncode == 0, out.stdout + out.stderr
     state = json.loads((tmp_path / "cmp" / "expel" / "learner" / "expel.json").read_text())
-    assert state["store"] == {"backend": "chroma", "path": str(tmp_path / "cmp" / "expel" / "learner" / "trajectories")}
+    assert state["store"] == {"backend": "chroma", "path": "trajectories"}  # inside the state dir: relative to it
     from memory import ChromaStore
 
-    store = ChromaStore(state["store"]["path"])
+    store = ChromaStore(tmp_path / "cmp" / "expel" / "learner" / "trajectories")
     try:
         solved = {r["task_id"] for r in state["records"] if r["success"]}
         assert len(solved) == 4 and len(store) == 4

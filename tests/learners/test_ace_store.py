@@ -99,3 +99,27 @@ def test_bad_store_settings_are_setting_errors():
         AceLearner(store="sqlite")
     with pytest.raises(SettingError, match="retrieve_k"):
         AceLearner(retrieve_k=-1)
+
+
+def test_a_copied_state_opens_its_own_store_and_drops_bullets_its_playbook_lacks(task_env, tmp_path):
+    learner = AceLearner(online=True, max_tokens=64, store="inmemory-file")
+    learn_online(learner, task_env, [f"ADD [strategies]: {LOOP}\nADD [formatting]: {PLAIN}"])
+    learner.save(tmp_path / "a")
+    import shutil
+
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    copy = AceLearner()
+    copy.load(tmp_path / "b")
+    copy.store.add(["A bullet a killed run wrote after its last save."], [{"learner": "ace", "section": "x"}],
+                   ids=["xxx-00009"])
+    copy.store.persist()
+    copy.playbook.apply([Delta("REMOVE", "for-00002")])
+    with copy._lock:
+        copy._refine()
+    copy.save(tmp_path / "b")
+    original = AceLearner()
+    original.load(tmp_path / "a")
+    assert len(original.store) == 2 and original.store.get("for-00002") is not None  # the copy never touched it
+    again = AceLearner()
+    again.load(tmp_path / "b")
+    assert len(again.store) == 1 and again.store.get("xxx-00009") is None and again.store.get("for-00002") is None

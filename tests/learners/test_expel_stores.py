@@ -71,3 +71,18 @@ def test_a_store_object_is_kept_and_persisted_not_replaced(tmp_path):
 def test_an_unknown_backend_is_a_setting_error_naming_the_installed_ones():
     with pytest.raises(SettingError, match=r"store='sqlite' is no registered memory backend; installed: chroma"):
         ExpelLearner(store="sqlite")
+
+
+def test_a_copied_state_directory_opens_its_own_copy_of_the_store(tmp_path):
+    import shutil
+
+    learner = ExpelLearner(store="chroma", state_dir=str(tmp_path / "a"))  # the store inside the state directory
+    solved(learner)
+    learner.save(tmp_path / "a")
+    learner.close()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    shutil.rmtree(tmp_path / "a")  # the original is gone: the copy must not need it, nor bring it back
+    copy = ExpelLearner()
+    copy.load(tmp_path / "b")
+    assert len(copy.store) == 3 and not (tmp_path / "a").exists()
+    copy.close()

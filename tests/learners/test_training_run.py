@@ -40,10 +40,10 @@ def test_a_finished_run_of_another_record_is_refused_naming_what_differs(tmp_pat
 
 def test_a_finished_run_whose_model_went_missing_is_redone_and_one_written_elsewhere_refused(tmp_path):
     training = finished(tmp_path)
+    with pytest.raises(FinishedRunMismatch, match="whose model is at .*model, not at .*elsewhere"):
+        TrainingRun(tmp_path / "train", tmp_path / "elsewhere", RUN).finished()
     (training.model_dir / "config.json").unlink()
     assert TrainingRun(tmp_path / "train", tmp_path / "model", RUN).finished() is None
-    with pytest.raises(FinishedRunMismatch, match="whose model is at .*model, not .*elsewhere"):
-        TrainingRun(tmp_path / "train", tmp_path / "elsewhere", RUN).finished()
 
 
 def test_checkpoints_of_another_record_are_not_resumed_and_the_newest_complete_one_is(tmp_path):
@@ -67,3 +67,31 @@ def test_the_result_is_written_before_the_checkpoints_go_and_kept_ones_stay(tmp_
     training.finish({"steps": 2}, keep_checkpoints=False)
     assert not (tmp_path / "checkpoint-2").exists()
     assert json.loads((tmp_path / RESULT_FILE).read_text())["run"] == RUN
+
+
+def test_a_moved_run_is_still_finished_and_a_run_that_must_not_be_redone_is_refused(tmp_path):
+    finished(tmp_path / "before")
+    (tmp_path / "before").rename(tmp_path / "after")  # the recorded model_dir no longer exists
+    moved = TrainingRun(tmp_path / "after" / "train", tmp_path / "after" / "model", RUN)
+    assert moved.finished()["steps"] == 4
+    (tmp_path / "after" / "model" / "config.json").unlink()
+    with pytest.raises(FinishedRunMismatch, match="whose model is gone"):
+        TrainingRun(tmp_path / "after" / "train", tmp_path / "after" / "model", RUN, redo_missing_model=False).finished()
+
+
+def test_a_result_and_checkpoints_written_before_the_record_had_its_keys_are_judged_by_legacy(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    (tmp_path / RESULT_FILE).write_text(json.dumps({"variant": "closed", "settings": {"max_steps": 4}, "steps": 4}))
+    (tmp_path / "run.json").write_text(json.dumps({"variant": "closed", "data": "/old/path.jsonl",
+                                                   "settings": {"max_steps": 4}}))
+    (tmp_path / "checkpoint-2").mkdir()
+    (tmp_path / "checkpoint-2" / "trainer_state.json").write_text("{}")
+
+    def same(old):
+        return old.get("variant") == "closed" and old.get("settings") == {"max_steps": 4}
+
+    assert TrainingRun(tmp_path, tmp_path / "model", RUN, legacy=same).finished()["steps"] == 4
+    assert TrainingRun(tmp_path, tmp_path / "model", RUN, legacy=same).start() == tmp_path / "checkpoint-2"
+    with pytest.raises(FinishedRunMismatch):
+        TrainingRun(tmp_path, tmp_path / "model", RUN).finished()  # no legacy rule: an older record is another run
