@@ -3,7 +3,8 @@
 Models propose; this module decides. The curator's delta operations (``ADD <section>:``,
 ``UPDATE <id>:``, ``REMOVE <id>``) are merged — never a rewrite of the whole playbook; the
 reflector's tags (``<id>: helpful|harmful|neutral``) move counters; grow-and-refine merges
-near-duplicate bullets (cosine >= 0.9, counters summed) and enforces the token budget by
+near-duplicate bullets (``merge``: the older kept, counters summed; ACE finds them through its
+memory store, cosine >= 0.9) and enforces the token budget by
 dropping the least useful bullets first (those with harmful >= helpful, then the lowest
 helpful - harmful, oldest first).
 """
@@ -12,8 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-
-import numpy as np
 
 _ID = r"[a-z]{3}-\d{5}"
 _OP_LINE = re.compile(r"^\s*[-*\d.)\s]*\b(ADD|UPDATE|REMOVE)\b(.*)$", re.IGNORECASE)
@@ -99,18 +98,6 @@ class Playbook:
                 bullet.helpful += 1
             elif tag == "harmful":
                 bullet.harmful += 1
-
-    def deduplicate(self, vectors: np.ndarray, threshold: float = 0.9) -> int:
-        """Merge bullets whose unit vectors (one per bullet, in order) have cosine >= threshold."""
-        if len(self.bullets) < 2:
-            return 0
-        similarity = vectors @ vectors.T
-        bullets, removed = list(self.bullets), 0
-        for i in range(len(bullets)):
-            for j in range(i + 1, len(bullets)):
-                if similarity[i, j] >= threshold and self.get(bullets[i].id) and self.get(bullets[j].id):
-                    removed += self.merge(bullets[i].id, bullets[j].id) is not None
-        return removed
 
     def merge(self, a: str, b: str) -> Bullet | None:
         """Merge two near-duplicate bullets: the older (earlier) one stays with both counters summed,

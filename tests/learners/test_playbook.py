@@ -1,6 +1,5 @@
 """ACE's deterministic parts, with hand-written model outputs."""
 
-import numpy as np
 
 from learners.playbook import Bullet, Delta, Playbook, cited, parse_deltas, parse_tags
 
@@ -38,9 +37,8 @@ def test_counters_dedup_and_budget():
                     Bullet("str-00003", "strategies", "Never loop over rows by hand.", helpful=0, harmful=2)]
     book.tag({"str-00001": "helpful", "str-00003": "harmful", "nope-1": "helpful"})
     assert (book.bullets[0].helpful, book.bullets[2].harmful) == (3, 3)
-    vectors = np.array([[1.0, 0.0], [0.95, 0.312], [0.0, 1.0]])
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    assert book.deduplicate(vectors, threshold=0.9) == 1
+    assert book.merge("str-00002", "str-00001").id == "str-00002"  # the older one stays, whichever is named first
+    assert book.merge("str-00001", "str-00002") is None  # already gone
     assert [(b.id, b.helpful, b.harmful) for b in book.bullets] == [("str-00001", 4, 1), ("str-00003", 0, 3)]
     dropped = book.enforce_budget()
     assert dropped == 1 and [b.id for b in book.bullets] == ["str-00001"]  # the harmful one went first
