@@ -1,9 +1,10 @@
 """What runs inside one forked sandbox child: limits, walls, the candidate, its tests.
 
-Imported by the fork servers (``forkserver.py``, ``library_server.py``) before they fork. In the
-child, in order: new session (so the server can kill the whole group), stdin/stdout/stderr to
-/dev/null, every other inherited descriptor closed but the result pipe and the library channel,
-private working directory, privileges dropped to ``nobody`` when running as root, rlimits (CPU,
+Imported by the fork servers (``forkserver.py``, ``library_server.py``) before they fork their
+zygotes (``zygote.py``), from which every child is forked. In the child, in order: new
+session (so the server can kill the whole group), stdin/stdout/stderr to /dev/null, every
+other inherited descriptor closed but the result pipe and the library channel, private working
+directory, privileges dropped to ``nobody`` when running as root, rlimits (CPU,
 address space, file size, no new processes, no core files), the kernel walls
 (``kernel_walls.apply``: seccomp filter and Landlock, whatever the server's probe found
 working), restricted builtins with a guarded ``__import__``, then an audit hook that refuses
