@@ -23,9 +23,11 @@ from pydantic import BaseModel
 
 from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.checks import check_code
+from envs.zwc.counterfactual import recheck
 from envs.zwc.docs import DocIndex, build_api_doc, write_docs
+from envs.zwc.equality import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, OFFICIAL_ABS_TOL
 from envs.zwc.errors import ProtocolError, ZWCEnvError
-from envs.zwc.grading import ReferenceUsage, UsageRule, grade, library_tests, rejected
+from envs.zwc.grading import ReferenceUsage, UsageRule, decode, grade, library_tests, rejected
 from envs.zwc.names import Mapping
 from envs.zwc.package import public_names, refresh_runtime, write_package
 from envs.zwc.sandbox import Limits, SandboxPool
@@ -265,7 +267,7 @@ class ZWCEnv:
         return UsageRule(names=self._counted_names, constructors=self._constructors, targets=targets,
                          groups=self._groups, strict=usage == "strict", required=mode != "numpy",
                          reference=self._references.get(_reference_key(task, self.mapping)),
-                         official=task.is_official, inputs=tuple(task.inputs()))
+                         official=task.is_official, inputs=tuple(task.inputs()), **_tolerance(task))
 
     def reference_usage(self, tasks: list[Task]) -> list[ReferenceUsage | None]:
         """What each task's reference solution ran per test, from its own library log (run once
@@ -299,8 +301,14 @@ class ZWCEnv:
         if jobs and not numpy_mode:
             self.reference_usage([pairs[i][0] for i in slots])
         if jobs:
+            items = []
             for i, answer in zip(slots, self.pool.run_many(jobs), strict=True):
-                verdicts[i] = grade(pairs[i][0], answer, self.usage_rule(pairs[i][0], mode, usage))
+                rule = self.usage_rule(pairs[i][0], mode, usage)
+                verdicts[i] = grade(pairs[i][0], answer, rule)
+                items.append((pairs[i][0], pairs[i][1], answer, rule, verdicts[i]))
+            if not numpy_mode:  # answers right but not zwc's values: did they move with the calls?
+                for k, verdict in recheck(self.pool, items).items():
+                    verdicts[slots[k]] = verdict
         return [v for v in verdicts if v is not None]
 
     @property
@@ -355,5 +363,14 @@ def _usage_of(answer: dict, n_tests: int) -> ReferenceUsage | None:
     tests, summary = library_tests(answer)
     if not summary or summary.get("server_error") or summary.get("anomalies"):
         return None
-    ok = {r["i"] for r in answer.get("records", []) if r.get("event") == "test" and r.get("ok")}
-    return ReferenceUsage.from_tests(n_tests, tests, ok)
+    answers = {r["i"]: decode(r.get("value")) for r in answer.get("records", [])
+               if r.get("event") == "test" and r.get("ok") and type(r.get("i")) is int}
+    return ReferenceUsage.from_tests(n_tests, tests, set(answers), answers)
+
+
+def _tolerance(task: Task) -> dict[str, float]:
+    """The tolerance an answer is graded with: also how near a handed-out value it must be."""
+    if task.is_official:
+        return {"rel_tol": 0.0, "abs_tol": OFFICIAL_ABS_TOL}
+    return {"rel_tol": DEFAULT_REL_TOL if task.rel_tol is None else task.rel_tol,
+            "abs_tol": DEFAULT_ABS_TOL if task.abs_tol is None else task.abs_tol}

@@ -1,20 +1,26 @@
-"""The stub fork server: forks one confined candidate per request, in a process without NumPy.
+"""The stub fork server: runs each candidate in a confined child, in a process without NumPy.
 
 Run as ``python -m envs.zwc.forkserver PACKAGE_DIR`` by ``sandbox.SandboxPool``; speaks JSON
 lines on stdin/stdout. At start it probes the kernel walls (``kernel_walls.probe``), then forks
 the library server (``library_server.py``), the only process of this worker that imports
 NumPy and the real zwc, and keeps a UNIX socket to it. This process imports neither: its
 candidates' ``zwc`` is the stub of ``zwc_stub.py``, so nothing they can reach by any
-reflection holds NumPy, the zwc implementation, its name table or the call log.
+reflection holds NumPy, the zwc implementation, its name table or the call log. Once set up
+(proxies, frozen types, ``gc.freeze``) and before it reads its first request, it forks its
+zygote (``zygote.py``), and every candidate child is forked from that zygote, never from this
+process: a child's memory holds no request, answer or code of any other job, whatever
+reflection reaches (frames, ``gc``, ``sys.stdin``'s buffers, freed heap).
 
-Per candidate: a socket pair, one end sent to the library server, which forks that
-candidate's library child on it, the other end kept by the candidate child forked here
-(``sandbox_child.run_candidate``). Both are forked and confined ahead, after the previous
-answer went out (``_Pairs``), and wait for their jobs: the code, and the test inputs, which
-go to the library child only. The answer carries the
-candidate's records and, separately, the library's log as the library server sent it: the
-grader reads which zwc functions ran from the latter only. A request of the NumPy control
-(``numpy``: the candidate imports NumPy) is run by the library server, in-process as before.
+Per candidate: a socket pair, one end sent to the library server, which has its own zygote
+fork that candidate's library child on it, the other end kept by the candidate child that this
+server's zygote forks (``sandbox_child.run_candidate``). Both are forked and confined ahead,
+after the previous answer went out (``_Pairs``), and wait for their jobs: the code, and the
+test inputs, which go to the library child only. The answer carries the candidate's records
+and, separately, the library's log as the library server sent it: the grader reads which zwc
+functions ran from the latter only. A request of the NumPy control (``numpy``: the candidate
+imports NumPy) is run by the library server, in a child of its zygote. Children's working
+directories are removed on a janitor thread (``child_process.start_janitor``). A server whose
+zygote or library server is gone exits (the pool starts a fresh one and sends the job again).
 The hello line carries ``walls`` and ``numpy_loaded`` (False: this server has no NumPy).
 """
 
@@ -76,9 +82,13 @@ def _receive(sock: socket.socket, timeout: float, request_id: int | None = None)
 
 def _ask(library: socket.socket, request: dict, fds: list[int]) -> int:
     from envs.zwc.library_server import send_request
+    from envs.zwc.zygote import ZygoteGone
 
     _NEXT_ID[0] += 1
-    send_request(library, {**request, "id": _NEXT_ID[0]}, fds)
+    try:
+        send_request(library, {**request, "id": _NEXT_ID[0]}, fds)
+    except OSError as exc:  # the library server is gone: this worker cannot grade; the pool replaces it
+        raise ZygoteGone(f"the library server is gone: {exc}") from None
     return _NEXT_ID[0]
 
 
@@ -86,28 +96,17 @@ class _Pairs:
     """The next candidate's two children, forked ahead: its candidate child here and its library
     child in the library server, joined by a fresh socket pair, both confined and waiting."""
 
-    def __init__(self, library: socket.socket, proxies, state, harness, sessions):
-        self.library, self.proxies, self.state = library, proxies, state
-        self.harness, self.sessions = harness, sessions
+    def __init__(self, library: socket.socket, zygote):
+        self.library, self.zygote = library, zygote
         self.ready = None  # a child_process.Spare whose library twin waits in the library server
 
     def prepare(self, limits: dict) -> None:
-        from envs.zwc.child_process import spawn
-
         candidate_end, library_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             _ask(self.library, {"op": "prepare", "limits": limits}, [library_end.fileno()])
+            self.ready = self.zygote.spawn("candidate", limits, keep=(candidate_end.fileno(),))
         finally:
             library_end.close()
-        channel = candidate_end.fileno()
-        harness, sessions, proxies, state = self.harness, self.sessions, self.proxies, self.state
-
-        def body(out, job):
-            harness.run_candidate(job, out, sessions.StubSession(channel), proxies, state)
-
-        try:
-            self.ready = spawn(limits, body, harness.confine, keep=(channel,))
-        finally:
             candidate_end.close()
 
     def take(self, limits: dict):
@@ -127,7 +126,8 @@ def _run_stub(request: dict, pairs: _Pairs) -> dict:
     from envs.zwc.child_process import collect, start
 
     spare = pairs.take(request["limits"])
-    request_id = _ask(pairs.library, {"op": "library", "inputs": request["inputs"]}, [])
+    request_id = _ask(pairs.library, {"op": "library", "inputs": request["inputs"],
+                                      "perturb": list(request.get("perturb") or [])}, [])
     answer = collect(spare, start(spare, request))
     log = _receive(pairs.library, float(request["limits"]["wall_s"]) + LIBRARY_GRACE_S, request_id)
     answer["library"] = log if isinstance(log, dict) else {"server_error": "the library server did not answer"}
@@ -142,13 +142,20 @@ def serve(package_dir: str) -> None:
 
     from envs.zwc import sandbox_child as harness
     from envs.zwc import sandbox_sessions as sessions
-    from envs.zwc.child_process import reap
+    from envs.zwc import zygote as zygotes
+    from envs.zwc.child_process import discard, finish, start_janitor
     from envs.zwc.sandbox_state import freeze_heap_types
 
     proxies, state = harness.prepare(None)
+
+    def candidate(out, job, keep):  # what a candidate child runs (chosen in the zygote by its kind)
+        harness.run_candidate(job, out, sessions.StubSession(keep[0]), proxies, state)
+
     freeze_heap_types()  # last: every class a child can reach exists now
     gc.collect()
     gc.freeze()
+    zygote = zygotes.start({"candidate": candidate}, harness.confine)  # before any request exists here
+    start_janitor()  # a thread: this process forks no more
     ready = _receive(library, 120.0)
     protocol_out = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray prints must not corrupt the protocol
@@ -156,7 +163,22 @@ def serve(package_dir: str) -> None:
              "numpy_loaded": "numpy" in sys.modules}
     protocol_out.write(json.dumps(hello) + "\n")
     protocol_out.flush()
-    pairs = _Pairs(library, proxies, state, harness, sessions)
+    pairs = _Pairs(library, zygote)
+    try:
+        _loop(pairs, protocol_out)
+    finally:
+        if pairs.ready is not None:
+            discard(pairs.ready)
+        library.close()
+        zygote.close()
+        finish()
+
+
+def _loop(pairs: _Pairs, protocol_out) -> None:
+    """Answer requests until stdin closes (``ZygoteGone`` ends it early)."""
+    from envs.zwc.child_process import reap
+
+    library = pairs.library
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -182,8 +204,7 @@ def serve(package_dir: str) -> None:
                 pairs.prepare(request["limits"])
             except Exception:  # noqa: BLE001 - the next request prepares its own
                 pairs.ready = None
-    library.close()
-    reap(block=True)
+        reap(block=True)  # the children of this answer were killed after their end record
 
 
 if __name__ == "__main__":

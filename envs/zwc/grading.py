@@ -1,5 +1,9 @@
 """From a sandbox answer to a Verdict: decode values, compare, verify usage, classify.
 
+A record the harness could not have written (a field of the wrong type, a value that
+does not decode) fails the candidate as ``bypass_attempt`` before anything else reads it: only
+the candidate's own process writes to its result pipe, so nothing there can fail the grader.
+
 A pass needs, besides right values: the sandbox's last record ("end": nothing after the
 tests crashed or was cut), no violation anywhere (even one the candidate caught), no
 change to state shared between tests, no output overflow, and zwc used as ``usage.py``
@@ -86,6 +90,10 @@ def grade(task: Task, answer: dict, usage: UsageRule) -> Verdict:
         return Verdict(passed=False, failure=Failure.SANDBOX_ERROR, detail=error,
                        reason="server_error", seconds=answer.get("seconds", 0.0))
     records = answer.get("records", [])
+    malformed = _malformed(records)
+    if malformed:  # the harness never writes such a record: the candidate wrote to its own pipe
+        return Verdict(passed=False, failure=Failure.BYPASS_ATTEMPT, detail=f"wrote records the harness never "
+                       f"writes: {malformed}", reason="malformed_record", seconds=answer.get("seconds", 0.0))
     seconds = float(answer.get("seconds", 0.0))
     load = next((r for r in records if r.get("event") == "load"), None)
     end = next((r for r in records if r.get("event") == "end"), None)
@@ -128,6 +136,34 @@ def grade(task: Task, answer: dict, usage: UsageRule) -> Verdict:
                    tests=outcomes, stdout=stdout, seconds=seconds,
                    zwc_calls=sorted(usage.names[n] for n in ran_all),
                    target_used=all(used.values()) if used else None, targets_used=used)
+
+
+_TYPES = {"event": (str,), "category": (str,), "error": (str,), "printed": (str,), "stdout": (str,),
+          "ok": (bool,), "output_exceeded": (bool,), "i": (int,), "seconds": (int, float)}
+
+
+def _malformed(records: list) -> str:
+    """What in the candidate's records the harness (``sandbox_child``) could not have written,
+    so that grading them cannot fail ("" when nothing). The server already dropped every line
+    from the first that is not a JSON object, or is nested too deep (``child_process``)."""
+    for record in records:
+        if type(record) is not dict:
+            return "a record that is not an object"
+        for key, value in record.items():
+            if key in _TYPES and type(value) not in _TYPES[key]:
+                return f"a record whose {key!r} is a {type(value).__name__}"
+            if key in ("violations", "state_changes") and not (
+                    type(value) is list and all(type(v) is str for v in value)):
+                return f"a record whose {key!r} is not a list of texts"
+            if key == "calls" and not (type(value) is dict and all(
+                    type(n) is str and type(c) is int for n, c in value.items())):
+                return "a record whose 'calls' is not a count per name"
+        if "value" in record:
+            try:
+                decode(record["value"])
+            except (TypeError, ValueError, KeyError, AttributeError, RecursionError, OverflowError):
+                return "a value that cannot be read back"
+    return ""
 
 
 def _matches(task: Task, got: Any, printed: str, want: str) -> bool:
@@ -178,11 +214,16 @@ def _failure(answer: dict, load: dict | None, end: dict | None, by_index: dict, 
     problem = usage.problem(calls_of, len(outcomes))
     if problem:
         return Failure.NO_ZWC_CALL, "no_zwc_call", problem
-    if all(o.passed for o in outcomes):
-        return Failure.PASSED, "", ""
-    wrong = next(i for i, o in enumerate(outcomes) if not o.passed)
-    return (Failure.WRONG_ANSWER, "wrong_answer",
-            f"test {wrong}: expected {outcomes[wrong].expected[:200]}, got {outcomes[wrong].printed[:200]}")
+    if not all(o.passed for o in outcomes):
+        wrong = next(i for i, o in enumerate(outcomes) if not o.passed)
+        return (Failure.WRONG_ANSWER, "wrong_answer",
+                f"test {wrong}: expected {outcomes[wrong].expected[:200]}, got {outcomes[wrong].printed[:200]}")
+    if "library" in answer:  # right answers: did they come from what zwc returned? (dependence.py)
+        answers = {i: decode(r.get("value")) for i, r in by_index.items() if r.get("ok")}
+        problem = usage.problem(calls_of, len(outcomes), answers)
+        if problem:
+            return Failure.NO_ZWC_CALL, "no_zwc_call", problem
+    return Failure.PASSED, "", ""
 
 
 def _jsonable(value: Any) -> Any:

@@ -30,7 +30,8 @@ import json
 import math
 
 from envs.zwc import wire
-from envs.zwc.library_messages import clean_message
+from envs.zwc.library_messages import clean_message, describe_call
+from envs.zwc.perturb import inplace_names, perturb_in_place, perturbed
 from envs.zwc.provenance import (
     MAX_VALUES,
     OFF_DATA,
@@ -44,6 +45,7 @@ from envs.zwc.provenance import (
 
 MAX_UNKNOWN = 64  # distinct unknown names kept in the log
 MAX_PRINTS = 64  # distinct argument fingerprints kept per function and test
+MAX_HANDOUT_CHARS = 2 * 1024 * 1024  # wire text of handed-out values logged per test (``dependence.py``)
 
 
 class _CallbackFailed(BaseException):
@@ -74,6 +76,7 @@ class LibraryCatalogue:
                       for e, m in self.modules.items()}
         self.functions = {(e, n): getattr(m, n) for e, m in self.modules.items() for n in self.names[e]}
         self.aliases = _alias_names(zwc_module, runtime)
+        self.inplace = inplace_names(self.functions)
         self.input_globals = input_globals(zwc_module, runtime)
 
 
@@ -87,11 +90,16 @@ class LibrarySession:
         catalogue: the build's functions, aliases and input names (``LibraryCatalogue``).
     """
 
-    def __init__(self, channel: int, log, inputs: list[str], catalogue: LibraryCatalogue):
+    def __init__(self, channel: int, log, inputs: list[str], catalogue: LibraryCatalogue,
+                 perturb: list[str] | None = None):
         self.channel, self.log, self.inputs = channel, log, inputs
+        # counted names whose results on the test's data are changed before they are handed out
+        # (the grader's counterfactual run: does the answer move with them? ``dependence.py``)
+        self.perturb = frozenset(n for n in perturb or () if type(n) is str)
         self.runtime = catalogue.runtime
         self.modules, self.names, self.aliases = catalogue.modules, catalogue.names, catalogue.aliases
         self.functions = catalogue.functions
+        self.inplace = catalogue.inplace
         self.test = -1
         self.objects: dict[int, object] = {}  # handle -> ZWCArray or run-time function
         self.handle_of: dict[int, int] = {}  # id(object) -> handle, so one object has one handle
@@ -104,7 +112,12 @@ class LibrarySession:
         self._input_globals = catalogue.input_globals
         self._distinctive = distinctive_values(inputs)
         self.derived: set[int] = set()  # id() of this test's objects made from its input
-        self.handed: set = set()  # values handed out from derived data in this test
+        self.handed: dict = {}  # values handed out from derived data in this test -> their lineage
+        # lineage: the counted calls on this test's data that an object's contents came from
+        self.lineage: dict[int, frozenset] = {}
+        self.handouts: list = []  # [lineage names, wire tag] of each value handed out from derived data
+        self._handout_chars = 0
+        self._lineage: frozenset = frozenset()
         self.origin: dict[int, str] = {}  # id() of a run-time function -> the counted call that made it
         self._tainting = False
         self._made_by: str | None = None
@@ -122,8 +135,9 @@ class LibrarySession:
         if not self.entered:  # the entry function made no request: only the import ran zwc
             self.calls, self.prints = {}, {}
         if self.test >= 0:
-            self._emit({"event": "test", "i": self.test, "calls": self.calls, "prints": self.prints})
-        self.calls, self.prints = {}, {}
+            self._emit({"event": "test", "i": self.test, "calls": self.calls, "prints": self.prints,
+                        "handed": self.handouts})
+        self.calls, self.prints, self.handouts, self._handout_chars = {}, {}, [], 0
 
     def anomaly(self, what: str) -> None:
         self._emit({"event": "anomaly", "what": what[:300]})
@@ -159,6 +173,7 @@ class LibrarySession:
                 if obj is not None:
                     self.handle_of.pop(id(obj), None)
                     self.derived.discard(id(obj))
+                    self.lineage.pop(id(obj), None)
                     self.origin.pop(id(obj), None)
             return {"op": "ok", "v": self._dispatch(message)}
         except _CallbackFailed as failed:
@@ -168,13 +183,14 @@ class LibrarySession:
                 self.anomaly(str(exc))
             return {"op": "err", "k": exc.kind, "m": str(exc)}
         except self.runtime.ZWCError as exc:
-            return {"op": "err", "k": type(exc).__name__, "m": self._clean(str(exc), message)}
+            kind = type(exc).__name__
+            return {"op": "err", "k": kind, "m": self._clean(str(exc), kind, message)}
         except MemoryError:
             return {"op": "err", "k": "MemoryError", "m": "out of memory"}
         except RecursionError:
             return {"op": "err", "k": "RecursionError", "m": "maximum recursion depth exceeded"}
         except Exception as exc:  # noqa: BLE001 - bad arguments in any form are the candidate's
-            return {"op": "err", "k": "ZWCTypeError", "m": self._clean(f"invalid request: {exc}", message)}
+            return {"op": "err", "k": "ZWCTypeError", "m": self._clean(str(exc), "ZWCTypeError", message)}
 
     def _dispatch(self, message: dict):
         op = message.get("op")
@@ -192,15 +208,17 @@ class LibrarySession:
             return self._call(fn, message, self.origin.get(id(fn)))
         if op == "new":
             args = self.decode(message.get("a", []))
-            return self._export(self.runtime.ZWCArray(*args), self._from_input(arguments_text(message)))
+            derived, lineage = self._provenance(arguments_text(message))
+            return self._export(self.runtime.ZWCArray(*args), derived, lineage=lineage)
         if op == "m":
             return self._method(message)
         if op == "iter":
             target = self._object(message.get("h"))
-            return self._export(list(target), id(target) in self.derived)
+            return self._export(list(target), id(target) in self.derived, lineage=self.lineage.get(id(target)))
         if op == "value":
             target = self._object(message.get("h"))
-            return self._export(target._zwc_nd.tolist(), id(target) in self.derived)
+            return self._export(target._zwc_nd.tolist(), id(target) in self.derived,
+                                lineage=self.lineage.get(id(target)))
         raise _Refused("protocol", f"unknown request {str(op)[:40]!r}")
 
     def _enter(self) -> None:
@@ -216,7 +234,8 @@ class LibrarySession:
         self.objects.clear()
         self.handle_of.clear()
         self.derived.clear()
-        self.handed = set()
+        self.handed = {}
+        self.lineage.clear()
         self.origin.clear()
         code = self._compiled[index]
         if isinstance(code, _Refused):
@@ -240,12 +259,11 @@ class LibrarySession:
             return None
         raise _Refused("AttributeError", f"module 'zwc' has no attribute {name[:80]!r}")
 
-    def _clean(self, text: str, message) -> str:
-        """``text`` as the candidate may read it (``library_messages.py``)."""
-        called = message.get("n") if type(message) is dict and message.get("op") == "call" else None
-        called = called if type(called) is str else None
-        own = self.aliases.get(called, {called}) if called else set()
-        return clean_message(text, called, own, list(self.names.values()))
+    @staticmethod
+    def _clean(text: str, kind: str, message) -> str:
+        """The message the candidate reads: the call as it wrote it, and ``text`` only through
+        a fixed template, never echoed (``library_messages.py``)."""
+        return clean_message(text, kind, describe_call(message, ARRAY_METHODS))
 
     # -- calls ----------------------------------------------------------------------------
     def _call(self, fn, message: dict, name: str | None):
@@ -255,7 +273,7 @@ class LibrarySession:
         if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
             raise _Refused("protocol", "arguments travel as a list and a dict of names")
         text = arguments_text(message)
-        from_input = self._from_input(text)
+        from_input, lineage = self._provenance(text)
         self.depth += 1
         outer, self._in_derived_call = self._in_derived_call, from_input
         try:
@@ -263,35 +281,62 @@ class LibrarySession:
         finally:
             self.depth -= 1
             self._in_derived_call = outer
+        if name is not None and name in self.perturb:
+            if name in self.inplace and args and type(args[0]) is self.runtime.ZWCArray:
+                perturb_in_place(args[0]._zwc_nd)
+            result = perturbed(result, self.runtime)
         if name is not None:  # completed: counted, with what it was given
             self.calls[name] = self.calls.get(name, 0) + 1
             digest = fingerprint(text, self.objects) if from_input else OFF_DATA + fingerprint(text, self.objects)
             prints = self.prints.setdefault(name, [])
             if digest not in prints and len(prints) < MAX_PRINTS:
                 prints.append(digest)
-        return self._export(result, from_input, made_by=name)
+            lineage = lineage | {name}  # its result came from it, whatever data it was given
+            if from_input:
+                if name in self.inplace or "out" in kwargs:  # what it wrote into its arguments came from it
+                    for handle in handles_in(text):
+                        obj = self.objects.get(handle)
+                        if obj is not None:
+                            self.derived.add(id(obj))
+                            self.lineage[id(obj)] = self.lineage.get(id(obj), frozenset()) | lineage
+        return self._export(result, from_input, made_by=name, lineage=lineage)
 
     # -- provenance (``provenance.py``) -------------------------------------------------------
-    def _from_input(self, text: str) -> bool:
-        """Whether arguments (their wire text) hold data of this test's input."""
+    def _provenance(self, text: str) -> tuple[bool, frozenset]:
+        """Whether arguments (their wire text) hold data of this test's input, and the lineage
+        of what they hold (the counted calls on the test's data their values came from)."""
+        derived, lineage = False, frozenset()
         for handle in handles_in(text):
             obj = self.objects.get(handle)
             if obj is not None and id(obj) in self.derived:
-                return True
+                derived = True
+                lineage = lineage | self.lineage.get(id(obj), frozenset())
         values = wire_values(text)
-        return bool(values & self._distinctive[self.test] or values & self.handed)
+        handed = values & self.handed.keys()
+        for value in handed:
+            lineage = lineage | self.handed[value]
+        return derived or bool(handed or values & self._distinctive[self.test]), lineage
 
-    def _export(self, value, derived: bool, made_by: str | None = None, hand: bool = True):
+    def _export(self, value, derived: bool, made_by: str | None = None, hand: bool = True,
+                lineage: frozenset | None = None):
         """``value`` encoded for the candidate; what it holds is marked derived when ``derived``
-        (its arrays, and with ``hand`` its plain values), and run-time functions made by a
-        counted call remember the call's name."""
-        self._tainting, self._made_by = derived, made_by
+        (its arrays, and with ``hand`` its plain values), its arrays carry ``lineage``, run-time
+        functions made by a counted call remember the call's name, and a value handed out from
+        data of the input is logged with its lineage (``dependence.py``)."""
+        lineage = lineage or frozenset()
+        self._tainting, self._made_by, self._lineage = derived, made_by, lineage
         try:
             encoded = self.encode(value)
         finally:
-            self._tainting, self._made_by = False, None
-        if hand and derived and not (type(encoded) is dict and "$h" in encoded) and len(self.handed) < MAX_VALUES:
-            self.handed |= wire_values(reply_text(encoded))
+            self._tainting, self._made_by, self._lineage = False, None, frozenset()
+        if hand and (derived or lineage):
+            text = reply_text(encoded)
+            if derived and not (type(encoded) is dict and "$h" in encoded) and len(self.handed) < MAX_VALUES:
+                for item in wire_values(text):
+                    self.handed[item] = self.handed.get(item, frozenset()) | lineage
+            if lineage and self.entered and self._handout_chars < MAX_HANDOUT_CHARS:
+                self._handout_chars += len(text)
+                self.handouts.append([sorted(lineage), encoded])
         return encoded
 
     def _method(self, message: dict):
@@ -304,8 +349,14 @@ class LibrarySession:
             raise _Refused("protocol", "arguments travel as a list")
         if name == "__deepcopy__":
             args = [{}]
-        derived = id(target) in self.derived or self._from_input(arguments_text(message))
-        return self._export(getattr(target, name)(*args), derived)
+        derived, lineage = self._provenance(arguments_text(message))
+        if id(target) in self.derived:
+            derived, lineage = True, lineage | self.lineage.get(id(target), frozenset())
+        result = getattr(target, name)(*args)
+        if derived and name in WRITING_METHODS:  # what was written into the target came from the arguments
+            self.derived.add(id(target))
+            self.lineage[id(target)] = lineage
+        return self._export(result, derived, lineage=lineage)
 
     def _object(self, handle, function: bool = False):
         obj = self.objects.get(handle) if type(handle) is int else None
@@ -345,6 +396,8 @@ class LibrarySession:
                 self.objects[handle], self.handle_of[id(value)] = value, handle
             if self._tainting:
                 self.derived.add(id(value))
+            if self._lineage:
+                self.lineage[id(value)] = self.lineage.get(id(value), frozenset()) | self._lineage
             if self._made_by is not None and kind is self.runtime.ZWCFunction:
                 self.origin.setdefault(id(value), self._made_by)
             if kind is self.runtime.ZWCFunction:
@@ -393,6 +446,10 @@ ARRAY_METHODS = frozenset({
     "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__divmod__", "__rdivmod__",
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__",
 })
+
+
+_NOT_WRITING = {"__int__", "__index__", "__invert__"}
+WRITING_METHODS = frozenset({"__setitem__"} | {n for n in ARRAY_METHODS if n.startswith("__i")} - _NOT_WRITING)
 
 
 def _compile_input(index: int, text: str):

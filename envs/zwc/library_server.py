@@ -6,13 +6,17 @@ descriptors. It imports NumPy (single-threaded BLAS, since children are forked),
 build's zwc package, and calls every zwc function once so that lazy imports happen here and
 not in a child that may not import. Then, per request:
 
-* ``prepare``: fork the library child of the next candidate (``library_child.py``) on the
-  channel descriptor that came with the request, confined as a candidate is (it computes on
-  the candidate's data); it waits for its job;
+* ``prepare``: have the library child of the next candidate (``library_child.py``) forked on
+  the channel descriptor that came with the request, confined as a candidate is (it computes
+  on the candidate's data); it waits for its job;
 * ``library``: hand that child the candidate's test inputs and answer with the call log the
   child wrote to this server;
-* ``numpy``: run one candidate of the NumPy control in a confined child of this process (it
-  imports NumPy, so it cannot live in the stub server), as the sandbox always has.
+* ``numpy``: run one candidate of the NumPy control in a confined child (it imports NumPy, so
+  it cannot live in the stub server).
+
+Every child is forked by this server's zygote (``zygote.py``), forked once when the set-up
+above is done and before the first request: no child holds another job's inputs, log or code.
+Its kind (``library`` or ``numpy``) picks the body it runs, built here before the zygote.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ import socket
 import sys
 
 from envs.zwc import wire
-from envs.zwc.child_process import collect, discard, reap, run_child, spawn, start
+from envs.zwc import zygote as zygotes
+from envs.zwc.child_process import collect, discard, finish, reap, start, start_janitor
 
 
 def _warm(zwc_module, runtime) -> None:
@@ -95,52 +100,65 @@ def serve(sock: socket.socket, package_dir: str) -> None:
     proxies, state = harness.prepare(zwc)
     numpy_session = InProcessSession(runtime, zwc)
     catalogue = LibraryCatalogue(zwc, runtime)
+
+    def library(out, job, keep):  # the bodies a child runs, chosen in the zygote by kind
+        LibrarySession(keep[0], out, list(job["inputs"]), catalogue, job.get("perturb")).serve()
+
+    def numpy_control(out, job, keep):
+        harness.run_candidate(job, out, numpy_session, proxies, state)
+
     freeze_heap_types()  # last: every class a child can reach exists now
     gc.collect()
     gc.freeze()  # children need not touch (and so copy) the pages of everything imported so far
+    zygote = zygotes.start({"library": library, "numpy": numpy_control}, harness.confine)  # before any job
+    start_janitor()  # a thread: this process forks no more
     wire.send(sock.fileno(), {"ready": True, "pid": os.getpid()})
-    spare = None  # the library child of the next candidate, forked ahead
-    while True:
-        try:
-            request, fds = receive_request(sock)
-        except (wire.ChannelClosed, OSError, ValueError):
-            break
-        answer = None
-        try:
-            op = request.get("op")
-            if op == "prepare" and len(fds) == 1:
-                if spare is not None:
-                    discard(spare)
-                channel = fds[0]
+    spare = [None]  # the library child of the next candidate, forked ahead
+    try:
+        while _answer(sock, zygote, spare):
+            reap(block=True)  # the children answered were killed after their end record
+    finally:
+        if spare[0] is not None:
+            discard(spare[0])
+        zygote.close()
+        finish()
 
-                def body(out, job, channel=channel):
-                    LibrarySession(channel, out, list(job["inputs"]), catalogue).serve()
 
-                spare = spawn(request["limits"], body, harness.confine, keep=(channel,))
-            elif op == "discard":
-                if spare is not None:
-                    discard(spare)
-                spare = None
-            elif op == "library":
-                if spare is None:
-                    raise RuntimeError("no library child was prepared for this candidate")
-                job, spare = spare, None
-                answer = collect(job, start(job, {"inputs": list(request["inputs"])}))
-            elif op == "numpy":
-                job = request["job"]
-
-                def body(out, job=job):
-                    harness.run_candidate(job, out, numpy_session, proxies, state)
-
-                answer = run_child(job["limits"], body, harness.confine)
-            else:
-                answer = {"server_error": f"the library server got a request it does not know ({op!r})"}
-        except Exception as exc:  # noqa: BLE001 - the server must keep serving
-            answer = {"server_error": f"library server: {type(exc).__name__}: {exc}"}
-        finally:
-            for fd in fds:
-                os.close(fd)
-        if answer is not None:  # prepare and discard are not answered
-            answer["id"] = request.get("id")
-            wire.send(sock.fileno(), answer)
-    reap(block=True)
+def _answer(sock: socket.socket, zygote, spare: list) -> bool:
+    """Read and answer one request of the stub server; False once it has gone."""
+    try:
+        request, fds = receive_request(sock)
+    except (wire.ChannelClosed, OSError, ValueError):
+        return False
+    answer = None
+    try:
+        op = request.get("op")
+        if op == "prepare" and len(fds) == 1:
+            if spare[0] is not None:
+                discard(spare[0])
+                spare[0] = None
+            spare[0] = zygote.spawn("library", request["limits"], keep=(fds[0],))
+        elif op == "discard":
+            if spare[0] is not None:
+                discard(spare[0])
+            spare[0] = None
+        elif op == "library":
+            if spare[0] is None:
+                raise RuntimeError("no library child was prepared for this candidate")
+            job, spare[0] = spare[0], None
+            answer = collect(job, start(job, {"inputs": list(request["inputs"]),
+                                              "perturb": list(request.get("perturb") or [])}))
+        elif op == "numpy":
+            job = zygote.spawn("numpy", request["job"]["limits"])
+            answer = collect(job, start(job, request["job"]))
+        else:
+            answer = {"server_error": f"the library server got a request it does not know ({op!r})"}
+    except Exception as exc:  # noqa: BLE001 - the server must keep serving
+        answer = {"server_error": f"library server: {type(exc).__name__}: {exc}"}
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if answer is not None:  # prepare and discard are not answered
+        answer["id"] = request.get("id")
+        wire.send(sock.fileno(), answer)
+    return True

@@ -2,14 +2,15 @@
 
 ``SandboxPool`` keeps N workers, each a stub fork server (``forkserver.py``) that never imports
 NumPy or the zwc implementation, and its library server (``library_server.py``) that holds
-both. Per candidate the pair forks two confined children joined by a socket: the candidate's,
-whose ``zwc`` is a stub (``zwc_stub.py``), and its library child (``library_child.py``), which
-runs the calls and writes the call log the grader reads. ``run`` sends one candidate to a free
-worker and returns its raw result (the candidate's records, and the library's under
-``library``); ``run_many`` keeps every worker busy from a thread pool.
+both. Per candidate each has a confined child forked by its zygote, the two joined by a
+socket: the candidate's, whose ``zwc`` is a stub (``zwc_stub.py``), and its library child
+(``library_child.py``), which runs the calls and writes the call log the grader reads. ``run``
+sends one candidate to a free worker and returns its raw result (the candidate's records, and
+the library's under ``library``); ``run_many`` keeps every worker busy from a thread pool.
 
-Isolated, per candidate: its own process (fresh copy of the server, nothing shared back
-but a capped stream of JSON lines); its own session and process group, killed whole on
+Isolated, per candidate: its own process (forked from the server's zygote, ``zygote.py``,
+which never saw a job, so it holds no other job's code, inputs, answers or log; nothing shared
+back but a capped stream of JSON lines); its own session and process group, killed whole on
 timeout; CPU time (RLIMIT_CPU) and wall-clock limits; address-space limit; no new
 processes (RLIMIT_NPROC 0 after dropping root to ``nobody``, and the audit hook); no file
 opens, sockets, subprocesses, frame/code/gc introspection, pickling or new imports (audit
@@ -160,17 +161,21 @@ class SandboxPool:
             _log.warning("sandbox kernel walls missing on this machine: %s", describe_walls(self.walls))
 
     def run(self, code: str, entry: str, inputs: list[str], numpy_mode: bool = False,
-            printed: bool = True, limits: Limits | None = None) -> dict:
+            printed: bool = True, limits: Limits | None = None, perturb: list[str] | None = None) -> dict:
         """Run ``code``'s ``entry`` on each input (keyword-argument text); the raw result.
 
         ``numpy_mode`` lets the candidate import NumPy (the paper's reasoning control);
-        ``printed`` also returns each value's printed form (what official grading compares).
+        ``printed`` also returns each value's printed form (what official grading compares);
+        ``perturb``: counted zwc names whose results on the test's data the library changes
+        (the grader's counterfactual run, ``dependence.py``).
         """
         if self._closed:
             raise SandboxError("the sandbox pool is closed")
         limits = limits or self.limits
         payload = {"code": code, "entry": entry, "inputs": list(inputs), "limits": asdict(limits),
                    "numpy": bool(numpy_mode), "printed": bool(printed)}
+        if perturb:
+            payload["perturb"] = sorted(perturb)
         server = self._idle.get()
         try:
             for _attempt in range(2):  # a server found dead is replaced and the job sent again
@@ -184,9 +189,10 @@ class SandboxPool:
             self._idle.put(server)
 
     def run_many(self, jobs: list[tuple]) -> list[dict]:
-        """Run many (code, entry, inputs[, numpy_mode[, printed]]) jobs, every server busy; in order."""
+        """Run many (code, entry, inputs[, numpy_mode[, printed]]) jobs (or dicts of ``run``'s
+        arguments), every server busy; in order."""
         with ThreadPoolExecutor(self.workers) as ex:
-            return list(ex.map(lambda job: self.run(*job), jobs))
+            return list(ex.map(lambda job: self.run(**job) if isinstance(job, dict) else self.run(*job), jobs))
 
     def _replace(self, dead: _Server) -> _Server:
         dead.kill()

@@ -21,6 +21,12 @@ and a fingerprint of its arguments. The rules:
   does not count). Where the reference's own calls coincide across two tests, so may the
   candidate's; where none of the reference's calls of the function in a test came from the
   input, the provenance mark is not asked for there.
+* **The answer comes from the call** (``dependence.py``): a call is not enough, its result must
+  be what the test returns. Standard: where the reference's own answer came from a counting
+  call on the test's data, the candidate's must too (a task without a reference: in every
+  test; official records keep the official run-level rule). Strict: for each function the task
+  names, where the reference's answer came from it (without a reference: in every test, official
+  records included), the candidate's must come from it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from envs.zwc.dependence import HandedValues, comes_from
+from envs.zwc.equality import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 from envs.zwc.provenance import OFF_DATA
 
 
@@ -40,23 +48,32 @@ class ReferenceUsage:
     """What a task's reference solution ran, per test (from its library log).
 
     ``counted[i]``: the counted names it ran in test i (None where its test i failed, so
-    nothing is known); ``prints[i]``: name -> fingerprints of those calls' arguments."""
+    nothing is known); ``prints[i]``: name -> fingerprints of those calls' arguments;
+    ``answers[i]``: what it returned (None where unknown); ``handed[i]``: the values the
+    library handed it, with their lineage (``dependence.py``)."""
 
     counted: tuple[frozenset[str] | None, ...]
     prints: tuple[Mapping[str, frozenset[str]], ...]
+    answers: tuple = ()
+    handed: tuple = ()
 
     @classmethod
-    def from_tests(cls, n_tests: int, library_tests: dict[int, dict], ok: set[int]) -> ReferenceUsage:
-        counted, prints = [], []
+    def from_tests(cls, n_tests: int, library_tests: dict[int, dict], ok: set[int],
+                   answers: Mapping[int, object] | None = None) -> ReferenceUsage:
+        counted, prints, returned, handed = [], [], [], []
         for i in range(n_tests):
             entry = library_tests.get(i)
             if entry is None or i not in ok:
                 counted.append(None)
                 prints.append({})
+                returned.append(None)
+                handed.append([])
                 continue
             counted.append(frozenset(n for n, c in entry.get("calls", {}).items() if c))
             prints.append({n: frozenset(p) for n, p in entry.get("prints", {}).items()})
-        return cls(tuple(counted), tuple(prints))
+            returned.append((answers or {}).get(i))
+            handed.append(entry.get("handed") or [])
+        return cls(tuple(counted), tuple(prints), tuple(returned), tuple(handed))
 
 
 @dataclass(frozen=True)
@@ -73,6 +90,10 @@ class UsageRule:
         reference: the reference solution's usage, when known.
         official: an official task (the run-level rule where no reference is known).
         inputs: the tests' input texts (which tests' inputs differ).
+        rel_tol, abs_tol: the task's tolerance (an answer equal to a handed-out value within it
+            came from that value).
+        moved: label of an answer check -> the tests whose answers moved when the counterfactual
+            run changed those calls' results (``ZWCEnv.check_many``).
     """
 
     names: Mapping[str, str]
@@ -84,6 +105,9 @@ class UsageRule:
     reference: ReferenceUsage | None = None
     official: bool = False
     inputs: tuple[str, ...] = ()
+    rel_tol: float = DEFAULT_REL_TOL
+    abs_tol: float = DEFAULT_ABS_TOL
+    moved: Mapping[str, frozenset[int]] = field(default_factory=dict)
 
     def ran(self, record: dict) -> set[str]:
         calls = record.get("calls") or {}
@@ -95,8 +119,9 @@ class UsageRule:
     def _group(self, name: str) -> str:
         return self.groups.get(name, name)
 
-    def problem(self, tests: dict[int, dict], n_tests: int) -> str:
-        """Why the tests' calls do not count as using zwc ('' when they do)."""
+    def problem(self, tests: dict[int, dict], n_tests: int, answers: Mapping[int, object] | None = None) -> str:
+        """Why the tests' calls do not count as using zwc ('' when they do); ``answers``: what
+        each test returned (None: the answers are not judged)."""
         if not self.required:
             return ""
         ran = {i: self.ran(tests.get(i, {})) for i in range(n_tests)}
@@ -112,7 +137,55 @@ class UsageRule:
                 return f"test {i}: no zwc function ran where the reference solution ran one"
         if not any(self._counting(r) for r in ran.values()):  # even where the reference ran none:
             return "no zwc function ran in any test"  # such a task does not test the library
-        return self._strict_problem(tests, ran, n_tests) if self.strict else ""
+        problem = self._strict_problem(tests, ran, n_tests) if self.strict else ""
+        if not problem and answers is not None:
+            problem = self._answer_problem(tests, answers, n_tests)
+        return problem
+
+    # -- the answer comes from the call (``dependence.py``) --------------------------------------
+    def _from(self, answer, handouts: list, accept) -> bool:
+        return comes_from(answer, HandedValues(handouts, accept), self.rel_tol, self.abs_tol)
+
+    def _demanded(self, accept, n_tests: int) -> list[int]:
+        """The tests where an answer must come from calls that ``accept`` passes."""
+        reference = self.reference
+        if reference is not None and reference.answers:
+            return [i for i in range(n_tests) if reference.counted[i] is not None
+                    and self._from(reference.answers[i], reference.handed[i], accept)]
+        if reference is not None or (self.official and not self.strict):
+            return []  # a reference logged before answers were kept; official records: the official rule
+        return list(range(n_tests))
+
+    def answer_gaps(self, tests: dict[int, dict], answers: Mapping[int, object],
+                    n_tests: int) -> list[tuple[str, frozenset[str], list[int]]]:
+        """(label, names, tests): where an answer must come from calls of ``names`` and the values
+        the library handed out do not show it (the counterfactual run may still: ``moved``)."""
+        counting = frozenset(n for n in self.names if self._counting({n}))
+        checks = [("a zwc call", counting)]
+        if self.strict:
+            for group in sorted({self._group(t) for t in self.targets}):
+                members = frozenset(n for n in self.names if self._group(n) == group)
+                checks.append((self.names.get(group, group), members))
+        gaps = []
+        for label, names in checks:
+            def accept(lineage: frozenset, names=names) -> bool:
+                return bool(lineage & names)
+
+            missing = [i for i in self._demanded(accept, n_tests) if i in answers
+                       and not self._from(answers[i], tests.get(i, {}).get("handed") or [], accept)]
+            if missing:
+                ran = set().union(*(set(tests.get(i, {}).get("calls") or {}) for i in missing))
+                gaps.append((label, frozenset(ran & names), missing))
+        return gaps
+
+    def _answer_problem(self, tests: dict[int, dict], answers: Mapping[int, object], n_tests: int) -> str:
+        for label, _names, missing in self.answer_gaps(tests, answers, n_tests):
+            unmoved = [i for i in missing if i not in self.moved.get(label, frozenset())]
+            if unmoved:
+                rule = "" if label == "a zwc call" else " (--usage strict)"
+                return (f"test {unmoved[0]}: the answer does not come from what {label} returned on the "
+                        f"test's data{rule}")
+        return ""
 
     def _strict_problem(self, tests: dict[int, dict], ran: dict[int, set[str]], n_tests: int) -> str:
         groups = sorted({self._group(t) for t in self.targets})

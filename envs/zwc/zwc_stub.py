@@ -181,6 +181,14 @@ class _Client:
 _CLIENT: list = []  # the one client of this process, set by connect()
 
 
+def _slot_handle(array) -> int:
+    """An array's handle, 0 where its constructor failed before setting one."""
+    try:
+        return array._h
+    except AttributeError:
+        return 0
+
+
 def connect(fd: int) -> _Client:
     """Talk to the library over ``fd`` from now on (in the forked candidate child)."""
     _CLIENT[:] = [_Client(fd)]
@@ -263,8 +271,9 @@ class ZWCArray:
         raise TypeError("ZWCArray cannot be subclassed")
 
     def __del__(self):
-        if _CLIENT and self._h:
-            _CLIENT[0].frees.append(self._h)
+        handle = _slot_handle(self)  # a failed constructor never set it
+        if _CLIENT and handle:
+            _CLIENT[0].frees.append(handle)
 
     @property
     def shape(self):

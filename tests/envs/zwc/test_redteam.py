@@ -341,12 +341,15 @@ def test_honest_answers_pass_both_ways(name, and_tasks):
         assert all(t.zwc_calls for t in verdict.tests)
 
 
-def test_token_call_of_an_unrelated_function_is_what_strict_usage_rejects(and_tasks):
+def test_token_call_of_an_unrelated_function_fails_strict_and_ours_under_standard(and_tasks):
     for env, task in and_tasks:
         code = _fill(f"import zwc\ndef solve(x1, x2):\n    zwc.{{other}}([0.5])\n    return {PLAIN}", _names_of(env))
         standard = env.check(task, code)
-        assert standard.passed and standard.target_used is False  # counted by target_use_rate
         assert standard.zwc_calls == [env.mapping.to_zwc("numpy.arcsinh")]
+        if not task.is_official:  # the answer must come from a call's result (dependence.py)
+            assert standard.failure is Failure.NO_ZWC_CALL and "answer" in standard.detail, standard.detail
+        else:  # an official record under standard: the official run-level rule
+            assert standard.passed and standard.target_used is False  # counted by target_use_rate
         strict = env.check(task, code, usage="strict")
         assert strict.failure is Failure.NO_ZWC_CALL and "did not run" in strict.detail
         assert env.check(task, _fill(HONEST["direct"], _names_of(env)), usage="strict").passed

@@ -199,14 +199,13 @@ def test_error_messages_are_no_name_membership_oracle(env7, official_env):
 
 
 def test_error_messages_are_no_identity_oracle(env7, official_env):
-    """A dtype the candidate makes up is echoed after the runtime rewrote 'np.<name>' to its zwc
-    name, and the library leaves the called function's own name: passing NumPy names in turn
-    tells which NumPy function a zwc name is. Passes the static checks."""
+    """Passing 'np.<name>' as a dtype must not tell which NumPy function a zwc name is: no message
+    may differ from one NumPy name to another or to a non-name (``test_redteam_messages.py``)."""
     told = []
     for env in (env7, official_env):
         code = ("import zwc\ndef said(x, spec):\n" + _message_of("zwc.$mean(x, dtype=spec)")
-                + "def solve(x):\n    m = zwc.$mean(x)\n"
-                  "    who = [n for n in ['sum', 'mean', 'max', 'cumsum'] if '$mean' in said(x, 'np.' + n)]\n"
+                + "def solve(x):\n    m = zwc.$mean(x)\n    plain = said(x, 'np.qoxab').replace('qoxab', 'N')\n"
+                  "    who = [n for n in ['sum', 'mean', 'max', 'cumsum'] if said(x, 'np.' + n).replace(n, 'N') != plain]\n"
                   "    return 'escaped' if m and who else who")
         verdict = env.check(_escape(env), _fill(code, env))
         if verdict.passed:
@@ -406,11 +405,14 @@ def test_the_client_told_a_name_exists_still_gets_unknown_api(and_pairs):
 
 
 # -- 4. strict: the task's own functions, on the test's data ----------------------------------
-def test_a_call_on_constant_data_fails_strict_and_passes_standard(and_pairs):
+def test_a_call_on_constant_data_fails_strict_and_ours_under_standard(and_pairs):
     for env, task in and_pairs:
         code = _fill(f"import zwc\ndef solve(x1, x2):\n    zwc.$and_([12], [10])\n    return {PLAIN}", env)
         standard = env.check(task, code)
-        assert standard.passed, standard.detail  # the standard rule asks only for a counting call
+        if task.reference:  # the answer must come from what a call on the test's data returned
+            assert standard.failure is NO_CALL and "answer" in standard.detail, standard.detail
+        else:  # an official record under standard: the official rule, a counting call in the run
+            assert standard.passed, standard.detail
         strict = env.check(task, code, usage="strict")
         assert strict.failure is NO_CALL, strict.detail
         assert ("do not depend" if task.reference else "did not run on the test's data") in strict.detail, strict.detail
@@ -488,94 +490,3 @@ def test_an_early_return_where_the_reference_called_zwc_fails(code, env7, early_
     for usage in ("standard", "strict"):
         verdict = env7.check(early_task, code, usage=usage)
         assert verdict.failure is NO_CALL, (usage, verdict.failure, verdict.detail)
-
-
-# -- 6. error messages name nothing else ----------------------------------------------------
-WRONG_CALLS = {  # what is called -> a wrong call (the error reaches the verdict)
-    "amax": "zwc.$amax(x, axis=3)",
-    "max": "zwc.$max(x, bogus=1)",
-    "and_": "zwc.$and_(x)",
-    "sum": "zwc.$sum(x, axis='rows')",
-    "array": "zwc.$array(x, dtype='quad')",
-    "cumsum": "zwc.$cumsum(x, out=[0])",
-    "vectorize": "zwc.$vectorize(5)(x)",
-    "copy": "zwc.$copy(x, order='Q')",
-    "arcsinh": "zwc.$arcsinh('abc')",
-    "norm": "zwc.$norm(x, ord='fro')",
-}
-
-
-@pytest.mark.parametrize("called", list(WRONG_CALLS))
-def test_error_messages_name_no_other_function_and_no_numpy(called, env7, official_env):
-    for env in (env7, official_env):
-        code = _fill(f"import zwc\ndef solve(x):\n    return {WRONG_CALLS[called]}", env)
-        verdict = env.check(_escape(env), code)
-        assert not verdict.passed
-        text = " ".join([verdict.detail, *(t.error for t in verdict.tests)])
-        assert verdict.failure in {Failure.WRONG_ARGUMENTS, Failure.RUNTIME_ERROR}, (verdict.failure, text)
-        own = _names(env)[called].rsplit(".", 1)[-1]
-        others = {e.short.rsplit(".", 1)[-1] for e in env.mapping} - {own}
-        assert not set(re.findall(r"[A-Za-z_]\w*", text)) & others, (called, text)
-        assert "numpy" not in text.lower() and "np." not in text and "ndarray" not in text, text
-
-
-# -- 7. nothing crosses from one test to the next -------------------------------------------
-def test_an_array_kept_from_the_last_test_is_dead(env7):
-    code = _fill(f"import zwc\ndef solve(x):\n    d = {SYS}.modules['envs.zwc.wire'].__dict__\n"
-                 "    old = d.get('KEPT')\n    d['KEPT'] = zwc.$array(x)\n    if old is None:\n        return 'first'\n"
-                 "    try:\n        return float(zwc.$sum(old))\n    except zwc.ZWCError as exc:\n        return str(exc)", env7)
-    answer = env7.pool.run(code, "solve", ["x=[1.0, 2.0]", "x=[3.0]"])
-    assert _values(answer) == ["first", "this object belongs to another test or no longer exists"]
-
-
-def test_state_kept_across_tests_is_documented_and_carries_only_what_the_candidate_saw(env7):
-    """State can persist across one candidate's tests in its own process (a real module's dict,
-    reached through the stub's globals, is not watched), so a test can know its index; each
-    test's globals are fresh and the library's handle table is emptied per test
-    (test_an_array_kept_from_the_last_test_is_dead). What persists is what the candidate
-    computed from the inputs it was given, never an expected value
-    (test_nothing_in_the_candidate_process_holds_an_expected_value)."""
-    task = Task(task_id="rtl-counter", query="count", function_name="def solve(x):",
-                test_cases=[TestCase(input="x=[1.0]", output="1"), TestCase(input="x=[1.0]", output="2")])
-    code = _fill(f"import zwc\ndef solve(x):\n    zwc.$mean(x)\n    d = {SYS}.modules['envs.zwc.wire'].__dict__\n"
-                 "    d['SEEN'] = d.get('SEEN', 0) + 1\n    return d['SEEN']", env7)
-    assert not env7.check(task, code).passed  # the static checks stop the reflection
-    _, answer = _runtime(env7, task, code)
-    assert _values(answer) == [1, 2]  # the documented limit: the test's index is knowable at run time
-
-
-# -- 8. callbacks -----------------------------------------------------------------------------
-VECTORIZE = ("import zwc\ndef solve(x):\n    twice = zwc.$vectorize(lambda v: v * 2)\n"
-             "    nested = zwc.$vectorize(lambda v: float(zwc.$sum(zwc.ZWCArray([v, v]))))\n"
-             "    pw = zwc.$piecewise(x, [zwc.ZWCArray(x) < 0, zwc.ZWCArray(x) >= 0], [lambda v: v * -2, lambda v: v * 2])\n"
-             "    return [[float(v) for v in twice(x)], [float(v) for v in pw], float(zwc.$sum(nested(x)))]")
-VECTORIZE_CASES = [("x=[1.0, -2.0]", [[2.0, -4.0], [2.0, 4.0], -2.0]), ("x=[0.5]", [[1.0], [1.0], 1.0])]
-
-
-@pytest.mark.parametrize("kind", ["ours with a reference", "ours without a reference", "official"])
-def test_honest_callbacks_work(kind, env7, official_env):
-    for env in (env7, official_env):
-        code = _fill(VECTORIZE, env)
-        task = Task(task_id=f"rtl-vec-{kind}", query="double", function_name="def solve(x):",
-                    selected_functions=["vectorize"],
-                    test_cases=[TestCase(input=i, output=repr(o)) for i, o in VECTORIZE_CASES],
-                    reference=code if kind == "ours with a reference" else None,
-                    right_exe_result="#".join(repr(o) for _, o in VECTORIZE_CASES) if kind == "official" else None)
-        for usage in ("standard", "strict"):
-            verdict = env.check(task, code, usage=usage)
-            assert verdict.passed, (env.mapping.origin, kind, usage, verdict.detail, [t.printed for t in verdict.tests])
-
-
-def test_a_callback_that_raises_propagates_its_own_exception(env7, official_env):
-    for env in (env7, official_env):
-        code = _fill("import zwc\nclass Refused(Exception):\n    pass\ndef bad(v):\n    raise Refused('no ' + str(v))\n"
-                     "def solve(x):\n    try:\n        zwc.$vectorize(bad)(x)\n    except Refused as exc:\n"
-                     "        caught = [type(exc).__name__, str(exc)]\n    try:\n        zwc.$vectorize(bad)(x)\n"
-                     "    except zwc.ZWCError:\n        return 'wrapped as ZWCError'\n    except Refused:\n"
-                     "        return caught", env)
-        answer = env.pool.run(code, "solve", ["x=[1.0, 2.0]"])
-        assert _values(answer) == [["Refused", "no 1.0"]], answer["records"]
-        uncaught = _fill("import zwc\nclass Refused(Exception):\n    pass\ndef bad(v):\n    raise Refused('no')\n"
-                         "def solve(x):\n    return zwc.$vectorize(bad)(x)", env)
-        verdict = env.check(_escape(env), uncaught)
-        assert verdict.failure is Failure.RUNTIME_ERROR and "Refused" in verdict.detail, verdict.detail
