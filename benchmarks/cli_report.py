@@ -24,7 +24,8 @@ def report_command(
     more: list[Path] | None = typer.Argument(None, metavar="DIR", show_default=False,
                                              help="More run directories: `--runs A B C` reads all three."),
 ) -> None:
-    """The paper's tables from runs, with bootstrap intervals over tasks and the paper's figures beside them."""
+    """The paper's findings and tables from runs: verdicts from paired intervals, exact bounds and bootstrap
+    intervals over tasks, the paper's figures beside them."""
     from benchmarks.report import write_report
     from benchmarks.report_runs import ReportError
 
@@ -40,7 +41,7 @@ def report_command(
     console.print(f"report: {out / 'report.md'}\n        {out / 'report.html'}")
 
 
-PAPER_TABLES = ("main", "validation", "sft", "rl", "selfplay", "rounds")
+PAPER_TABLES = ("findings", "main", "validation", "sft", "rl", "selfplay", "rounds")
 
 
 def print_sections(report, keys: tuple[str, ...] = PAPER_TABLES) -> None:

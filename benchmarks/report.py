@@ -7,10 +7,12 @@ wrote (``benchmarks/report_runs.py``), groups the evaluations into the paper's t
 learners x single/multi x pass@1/pass@k; design validation; SFT; the RL ablations), puts the
 paper's Qwen3-8B figures beside them (``benchmarks/paper_anchors.json``, each with its source;
 a dash where none could be found), and writes ``OUT/report.md``, ``OUT/report.html`` (one
-self-contained page) and PNG plots. Every rate carries a bootstrap 95% interval over tasks and,
-when several ZWC builds (seeds) ran the same learner, the mean and spread over them
-(``benchmarks/report_stats.py``). Only what the runs hold is shown: a table without runs is
-left out rather than filled in.
+self-contained page) and PNG plots. Where the runs hold the rows of one of the paper's findings,
+the report opens with them: each pre-specified finding's verdict from its paired interval, the
+paper's figure beside it, the sizes (``benchmarks/report_findings.py``). Every rate carries its
+exact (Clopper-Pearson) 95% bounds, a bootstrap 95% interval over tasks and, when several ZWC
+builds (seeds) ran the same learner, the mean and spread over them (``benchmarks/report_stats.py``).
+Only what the runs hold is shown: a table without runs is left out rather than filled in.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.report_findings import HEADER, findings_table
 from benchmarks.report_runs import SPLIT_NAMES, VALIDATION_SLOTS, Evaluation, Run, read_runs
 from benchmarks.report_stats import Estimate, common_k, estimate, outcomes, target_use_rate
 from benchmarks.report_training import ROUND_HEADER, TITLES, TRAIN_COLUMNS, Curve, reward_curves, round_lines
 
 ANCHORS = Path(__file__).with_name("paper_anchors.json")
+INTERVALS = ("Rates: [exact 95%] Clopper-Pearson bounds (pass@1: passes of samples; pass@k: of tasks); "
+             "tasks [..]: bootstrap 95% over tasks (1000 resamples, seed 0); with several ZWC builds, the mean over "
+             "builds, tasks resampled within each, and their sd. Differences between rows: the findings section.")
 EXPECTED = {"closed": "0 (impossible without the docs)", "open": "high (trivial with the docs)",
             "numpy": "high (the logic is within reach)", "reference": ">= 99% (the grader is right)"}
 
@@ -79,10 +85,14 @@ def percent(value: float | None) -> str:
 
 
 def rate_cell(est: Estimate) -> str:
-    """``37.5 [12.5, 62.5]``, plus the spread over builds when there are several."""
+    """``37.5 [15.2, 64.6] · tasks [12.5, 62.5]``: the exact bounds in brackets, then the bootstrap
+    interval over tasks, then the spread over builds when there are several."""
     if est.point is None:
         return "—"
-    cell = percent(est.point) + (f" [{percent(est.low)}, {percent(est.high)}]" if est.low is not None else "")
+    exact = est.exact
+    cell = percent(est.point) + (f" [{percent(exact[0])}, {percent(exact[1])}]" if exact else "")
+    if est.low is not None:
+        cell += f" · tasks [{percent(est.low)}, {percent(est.high)}]"
     if est.spread is not None:
         cell += f" · sd {percent(est.spread)} over {len(est.per_build)} seeds"
     return cell
@@ -113,11 +123,13 @@ def _pass_cells(evaluations: list[Evaluation]) -> tuple[Estimate, Estimate | Non
 
 
 def _bar(label: str, series: str, est: Estimate | None) -> list[Bar]:
+    """The rate with the wider of its two intervals on each side (exact bounds, bootstrap over tasks)."""
     if est is None or est.point is None:
         return []
-    low = None if est.low is None else 100 * est.low
-    high = None if est.high is None else 100 * est.high
-    return [Bar(label, series, 100 * est.point, low, high)]
+    lows = [x for x in (est.low, est.exact and est.exact[0]) if x is not None]
+    highs = [x for x in (est.high, est.exact and est.exact[1]) if x is not None]
+    return [Bar(label, series, 100 * est.point, 100 * min(lows) if lows else None,
+                100 * max(highs) if highs else None)]
 
 
 def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None:
@@ -127,7 +139,7 @@ def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None
         return None
     header = ["learner", "model"]
     for split in SPLIT_NAMES.values():
-        header += [f"{split} pass@1 [95% CI]", f"{split} pass@k"]
+        header += [f"{split} pass@1 [exact 95%]", f"{split} pass@k"]
     header += ["paper single", "paper multi", "tasks", "ZWC builds"]
     table, bars = Table(header, []), []
     for (name, model), group in _groups(rows, lambda e: (e.name, e.model)).items():
@@ -142,8 +154,7 @@ def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None
                                                                                f"{split} pass@k", top)
         table.rows.append(cells + [anchor_cell(anchors, "learners", name, s) for s in ("single", "multi")]
                           + [" · ".join(tasks), _builds(group)])
-    notes = ["Closed-book: no docs at test time. Intervals: bootstrap 95% over tasks (1000 resamples, seed 0); "
-             "with several ZWC builds, the mean over builds, tasks resampled within each, and their sd.",
+    notes = ["Closed-book: no docs at test time. " + INTERVALS,
              "paper: Qwen3-8B, mean accuracy over five rollouts (Table 2), except (pass@64) from Table 1; "
              "— where no source gives the figure. A small model on a small slice is not expected to reach them."]
     return Section("main", "Main table: learners, closed-book", table, notes, bars)
@@ -156,7 +167,7 @@ def validation_section(evaluations: list[Evaluation], anchors: dict) -> Section 
         return None
     order = {slot: i for i, slot in enumerate(VALIDATION_SLOTS)}
     rows.sort(key=lambda e: order.get(e.slot, len(order)))
-    table = Table(["run", "model", "split", "pass@1 [95% CI]", "target use", "expected", "check",
+    table = Table(["run", "model", "split", "pass@1 [exact 95%]", "target use", "expected", "check",
                    "paper (pass@64)", "tasks", "ZWC builds"], [])
     bars = []
     for (slot, model, split), group in _groups(rows, lambda e: (e.slot, e.model, e.split)).items():
@@ -189,7 +200,7 @@ def rows_section(evaluations: list[Evaluation], anchors: dict, role: str, verdic
     if not rows:
         return None
     columns = TRAIN_COLUMNS[role]
-    header = ["model", "base model", "recall (all)", "recall (trained fns)", "pass@1 [95% CI]", "pass@k",
+    header = ["model", "base model", "recall (all)", "recall (trained fns)", "pass@1 [exact 95%]", "pass@k",
               *(name for name, _ in columns), "paper single", "paper multi", "tasks", "ZWC builds"]
     table, bars = Table(header, []), []
     for (name, model), group in _groups(rows, lambda e: (e.name, e.model)).items():
@@ -201,12 +212,28 @@ def rows_section(evaluations: list[Evaluation], anchors: dict, role: str, verdic
                           + [str(one.n_tasks), _builds(group)])
         bars += _bar(name, "pass@1", one) + _bar(name, "pass@k", top)
     notes = ["Closed-book pass@1 on the single_test tasks of the trained functions; recall: the closed-book "
-             "API-recall probe (share of functions named exactly)."]
+             "API-recall probe (share of functions named exactly). " + INTERVALS]
     section = Section(role, TITLES[role], table, notes, bars, findings=[v for v in verdicts if v])
     if role == "rl":
         section.curves, section.curve_axes = reward_curves(rows), ("optimiser step the rollouts were drawn at",
                                                                    "rollout pass rate (the reward) during training")
     return section
+
+
+def findings_section(evaluations: list[Evaluation], anchors: dict) -> Section | None:
+    """The paper's findings the runs hold the rows of, each decided by its paired interval."""
+    rows, texts = findings_table(evaluations, anchors)
+    if not rows:
+        return None
+    notes = ["Each finding was stated before the runs (benchmarks/findings.py): A minus B on closed-book pass@1, "
+             "paired by task, 95% bootstrap interval over tasks (stratified by ZWC build) and training seeds. "
+             "reproduced: the whole interval on the finding's side (for a bound: within it, and the run could detect "
+             "the bound), with the exact sign test agreeing; contradicted: the whole interval on the other side; "
+             "inconclusive otherwise. Never from point estimates; no row chosen after the results.",
+             "paper: the paper's A minus B on single-function tasks (Qwen3-8B). min. detectable: the smallest "
+             "difference the paired tasks detect (exact McNemar test, alpha 0.05, power 0.8, from B's rate)."]
+    return Section("findings", "Findings: the paper's claims, decided by paired intervals", Table(HEADER, rows),
+                   notes, findings=texts)
 
 
 def rounds_section(runs: list[Run]) -> Section | None:
@@ -287,7 +314,8 @@ def build_report(runs: list[Run], anchors: dict | None = None) -> Report:
     verdicts = {role: [r.details.get("verdict", "") for r in runs if r.kind == f"{role}-compare"]
                 for role in TRAIN_COLUMNS}
     taxonomy, series = taxonomy_section(evaluations)
-    sections = [s for s in (main_section(evaluations, anchors), validation_section(evaluations, anchors),
+    sections = [s for s in (findings_section(evaluations, anchors), main_section(evaluations, anchors),
+                            validation_section(evaluations, anchors),
                             *(rows_section(evaluations, anchors, role, verdicts[role]) for role in TRAIN_COLUMNS),
                             rounds_section(runs), evolve_section(runs), taxonomy, runs_section(runs))
                 if s is not None]
@@ -307,7 +335,7 @@ def to_markdown(report: Report) -> str:
         lines += [f"## {section.title}", "", "| " + " | ".join(section.table.header) + " |",
                   "|" + "---|" * len(section.table.header)]
         lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in section.table.rows]
-        lines += [""] + [f"{note}\n" for note in section.findings + section.notes]
+        lines += [""] + [f"{line}\n" for note in section.findings + section.notes for line in note.splitlines()]
         lines += [f"![{caption}]({name})\n" for caption, name in section.plots]
     lines += ["## Sources of the paper's figures", ""]
     lines += [f"- {key}: {text}" for key, text in report.anchors["sources"].items()]

@@ -42,22 +42,25 @@ details { margin: 6px 0; }
 summary { cursor: pointer; color: #2f6fca; }
 pre { background: #f3f5f7; padding: 10px; overflow-x: auto; font-size: 12px; }
 """
-WRAP_COLUMNS = {"ZWC builds", "ZWC build", "tasks", "expected", "notes", "path", "check", "code version"}
+WRAP_COLUMNS = {"ZWC builds", "ZWC build", "tasks", "expected", "notes", "path", "check", "code version", "finding",
+                "claim", "verdict"}
 TEXT_COLUMNS = {"learner", "model", "base model", "run", "split", "table", "learner / run", "mode", "ZWC build",
-                "ZWC builds", "kind", "path", "expected", "notes", "code version", "date", "check"}
+                "ZWC builds", "kind", "path", "expected", "notes", "code version", "date", "check", "finding", "claim",
+                "verdict"}
 
 
 _RATE = re.compile(r"^(@\d+ )?(\d+\.\d)( \[[^\]]+\])?(?: · (.*))?$")
 
 
 def _rate(text: str) -> str | None:
-    """``@2 37.5 [12.5, 62.5] · sd 17.7 over 2 seeds`` on three short lines instead of one long one."""
+    """``@2 37.5 [15.2, 64.6] · tasks [12.5, 62.5] · sd 17.7 over 2 seeds``: the rate in bold, the
+    exact bounds, then each further part on a short line of its own, instead of one long line."""
     match = _RATE.match(text)
     if match is None:
         return None
-    k, point, interval, spread = match.groups()
+    k, point, interval, rest = match.groups()
     parts = [f"<b>{escape((k or '') + point)}</b>"]
-    parts += [f"<small>{escape(x.strip())}</small>" for x in (interval, spread) if x]
+    parts += [f"<small>{escape(x.strip())}</small>" for x in (interval, *(rest or "").split(" · ")) if x]
     return "<br>".join(parts)
 
 
@@ -68,9 +71,9 @@ def _column_classes(header: str) -> list[str]:
 
 def _cell(header: str, text: str) -> str:
     classes = _column_classes(header)
-    if header == "check" and text == "ok":
+    if (header == "check" and text == "ok") or (header == "verdict" and text.startswith("reproduced")):
         classes.append("good")
-    elif text.startswith("FAILS"):
+    elif text.startswith("FAILS") or (header == "verdict" and text.startswith("contradicted")):
         classes.append("bad")
     attr = f' class="{" ".join(classes)}"' if classes else ""
     rate = _rate(text) if "pass@" in header else None
@@ -110,7 +113,8 @@ def to_html(report: Report, out: Path) -> str:
              + '<a href="#sources">Sources</a><a href="#configs">Configurations</a></nav>']
     for section in report.sections:
         parts += [f'<section id="{section.key}"><h2>{escape(section.title)}</h2>', table_html(section)]
-        parts += [f'<p class="note">{escape(note)}</p>' for note in section.findings + section.notes]
+        parts += [f'<p class="note">{escape(line)}</p>' for note in section.findings + section.notes
+                  for line in note.splitlines()]  # a verdict of several findings: a paragraph each
         parts += [image_html(out / name, caption) for caption, name in section.plots]
         parts.append("</section>")
     parts += ['<section id="sources"><h2>Sources of the paper\'s figures</h2><ul>']

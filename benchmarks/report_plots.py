@@ -27,7 +27,8 @@ def _pyplot():
 
 
 def pass_at_k_plot(section: Section, path: Path) -> None:
-    """Grouped bars, one group per row of the table, one bar per split and k, with 95% intervals."""
+    """Grouped bars, one group per row of the table, one bar per split and k, with 95% intervals (on
+    each side the wider of the exact bounds and the bootstrap over tasks: ``report._bar``)."""
     plt = _pyplot()
     labels = list(dict.fromkeys(b.label for b in section.bars))
     series = list(dict.fromkeys(b.series for b in section.bars))
@@ -44,7 +45,7 @@ def pass_at_k_plot(section: Section, path: Path) -> None:
     ax.set_xticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylabel("%")
     ax.set_ylim(0, 110)
-    ax.set_title("pass@k (%), 95% intervals over tasks", fontsize=10)
+    ax.set_title("pass@k (%), 95% intervals: the wider of exact and over tasks", fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
     fig.tight_layout()
     fig.savefig(path, dpi=110)

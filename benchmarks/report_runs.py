@@ -43,6 +43,12 @@ class RunFormatError(ReportError):
         super().__init__(f"{path}: {problem}")
 
 
+def build_key(config: dict) -> str:
+    """Which ZWC build an evaluation's tasks came from: the mapping's hash where its config records
+    it, else the build's origin."""
+    return config.get("mapping_sha256") or config.get("zwc") or "unknown"
+
+
 @dataclass
 class Evaluation:
     """One evaluation of a run: its summary (an ``EvalReport`` as JSON) and its per-sample records.
@@ -58,7 +64,7 @@ class Evaluation:
     results_path: Path | None
     run: Path
     slot: str = ""
-    extra: dict = field(default_factory=dict)  # recall, trained_recall, train (sft and rl rows)
+    extra: dict = field(default_factory=dict)  # recall, trained_recall, train, per_task (sft, rl, self-play rows)
 
     @property
     def config(self) -> dict:
@@ -78,8 +84,7 @@ class Evaluation:
 
     @property
     def build(self) -> str:
-        """Which ZWC build the tasks came from: the mapping's hash where recorded, else its origin."""
-        return self.config.get("mapping_sha256") or self.config.get("zwc") or "unknown"
+        return build_key(self.config)
 
     @property
     def build_label(self) -> str:
@@ -203,7 +208,7 @@ def _read_rows(path: Path, role: str) -> Run:
     for i, row in enumerate(_field(data, "rows", source)):
         name = _field(row, "name", source, f" in rows[{i}]")
         summary = _field(row, "evaluation", source, f" in rows[{i}]")
-        extra = {k: row.get(k) for k in ("recall", "trained_recall", "recall_with_aliases", "train")}
+        extra = {k: row.get(k) for k in ("recall", "trained_recall", "recall_with_aliases", "train", "per_task")}
         extra["rounds"] = rounds.get(name) or []
         folders = [path / name / "closed.jsonl", path / name.replace("@", "_") / "closed.jsonl"]
         evaluations.append(_evaluation(summary, source, path, name, role, folders, extra=extra))

@@ -11,6 +11,13 @@ statistic is the mean over builds, the same statistic as the point estimate, so 
 more tasks does not outweigh the others. The spread over builds (sample standard deviation) is
 reported beside it; no anchor in the paper has one. Two evaluations of the same build (a rerun)
 are replicates: their per-task values are averaged before resampling.
+
+Beside the bootstrap interval every rate carries its exact (Clopper-Pearson) bounds
+(``benchmarks/exact_stats.py``), because the bootstrap of a row with no pass is [0, 0] however
+few answers it saw. For pass@1 the trials are the samples (passes of samples, pooled over builds
+and reruns); for pass@k with k > 1 they are the tasks, the successes the sum of the per-task
+pass@k (a whole number when k is every sample of a task, when each task passes or not). The
+difference of two rows is ``benchmarks/paired_stats.py``'s.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.evaluate import pass_at_k, target_use
+from benchmarks.exact_stats import clopper_pearson
 from benchmarks.report_runs import Evaluation
 
 RESAMPLES = 1000
@@ -38,6 +46,13 @@ class Estimate:
     high: float | None = None
     n_tasks: int = 0
     per_build: dict[str, float] = field(default_factory=dict)  # build (mapping hash) -> its mean
+    successes: float = 0.0  # the exact bounds' counts (module doc): passes of samples for k = 1
+    trials: int = 0
+
+    @property
+    def exact(self) -> tuple[float, float] | None:
+        """Clopper-Pearson 95% bounds of ``successes`` of ``trials``; None without trials."""
+        return clopper_pearson(min(self.successes, self.trials), self.trials) if self.trials else None
 
     @property
     def spread(self) -> float | None:
@@ -88,30 +103,46 @@ def bootstrap_mean(strata: list[np.ndarray], resamples: int = RESAMPLES, seed: i
 
 
 def estimate(evaluations: list[Evaluation], k: int) -> Estimate:
-    """pass@k over the tasks of ``evaluations`` with a bootstrap interval (see the module doc)."""
+    """pass@k over the tasks of ``evaluations`` with a bootstrap interval and exact bounds (see the module doc)."""
     if not evaluations or k < 1:
         return Estimate(k, None)
     if any(not e.records for e in evaluations):  # a results file is gone: the summaries' means only
-        by_build: dict[str, list[float]] = defaultdict(list)
-        for e in evaluations:
-            value = e.summary.get("pass_at", {}).get(str(k))
-            if value is None:
-                return Estimate(k, None)
-            by_build[e.build].append(float(value))
-        per_build = {b: float(np.mean(v)) for b, v in by_build.items()}
-        return Estimate(k, float(np.mean(list(per_build.values()))), per_build=per_build,
-                        n_tasks=sum(int(e.summary.get("n_tasks", 0)) for e in evaluations))
+        return _from_summaries(evaluations, k)
     builds: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    samples = passes = 0
     for e in evaluations:
         for task, value in task_values(e, k).items():
             builds[e.build][task].append(value)
+        counted = task_samples(e.records)
+        samples += sum(n for n, _ in counted.values() if n >= k)
+        passes += sum(c for n, c in counted.values() if n >= k)
     strata = {b: np.array([np.mean(v) for v in tasks.values()]) for b, tasks in builds.items() if tasks}
     if not strata:
         return Estimate(k, None)
     per_build = {b: float(v.mean()) for b, v in strata.items()}
     low, high = bootstrap_mean(list(strata.values()))
-    return Estimate(k, float(np.mean(list(per_build.values()))), low, high,
-                    n_tasks=sum(len(v) for v in strata.values()), per_build=per_build)
+    n_tasks = sum(len(v) for v in strata.values())
+    successes, trials = (passes, samples) if k == 1 else (float(sum(v.sum() for v in strata.values())), n_tasks)
+    return Estimate(k, float(np.mean(list(per_build.values()))), low, high, n_tasks=n_tasks, per_build=per_build,
+                    successes=successes, trials=trials)
+
+
+def _from_summaries(evaluations: list[Evaluation], k: int) -> Estimate:
+    """The summaries' means (no interval over tasks), and exact bounds from their counts: pass@1 of
+    ``n_samples`` samples, pass@k of ``n_tasks`` tasks."""
+    by_build: dict[str, list[float]] = defaultdict(list)
+    successes, trials = 0.0, 0
+    for e in evaluations:
+        value = e.summary.get("pass_at", {}).get(str(k))
+        if value is None:
+            return Estimate(k, None)
+        by_build[e.build].append(float(value))
+        size = int(e.summary.get("n_samples" if k == 1 else "n_tasks", 0))
+        successes, trials = successes + float(value) * size, trials + size
+    per_build = {b: float(np.mean(v)) for b, v in by_build.items()}
+    return Estimate(k, float(np.mean(list(per_build.values()))), per_build=per_build,
+                    n_tasks=sum(int(e.summary.get("n_tasks", 0)) for e in evaluations),
+                    successes=round(successes, 9), trials=trials)
 
 
 def outcomes(evaluation: Evaluation) -> dict[str, int]:

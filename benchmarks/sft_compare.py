@@ -20,7 +20,11 @@ from agents import Agent, EvalReport
 from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from agents.probe import ProbeReport, probe
+from benchmarks.findings import OPEN_BOOK, comparison_verdict
+from benchmarks.paired_stats import RowTasks, counts_of
 from benchmarks.report import report_comparison
+from benchmarks.report_runs import build_key, read_records
+from benchmarks.report_stats import task_samples
 from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
 
@@ -32,6 +36,7 @@ class SFTRow:
     trained_recall: float   # recall over the functions the slice trains
     evaluation: EvalReport
     train: dict             # the learner's train_result (empty for the base model)
+    per_task: dict[str, list[int]] | None = None  # task_id -> [samples, passes]; None: not kept (old rows)
 
 
 def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", learners=("closed-sft", "open-sft"),
@@ -74,26 +79,23 @@ def measure(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str
     results.unlink(missing_ok=True)
     evaluation = agent.evaluate(env, split="single_test", n=n, mode="closed", out=str(results), limit=limit,
                                 functions=functions)
-    return SFTRow(name, report, report.recall_on(numpy_paths), evaluation, train)
+    records = read_records(results, n)
+    per_task = {task: [samples, passes] for task, (samples, passes) in task_samples(records).items()}
+    return SFTRow(name, report, report.recall_on(numpy_paths), evaluation, train, per_task)
+
+
+def row_tasks(row: SFTRow) -> RowTasks | None:
+    """The row's per-task records for the paired statistics (one training run); None without them."""
+    if row.per_task is None:
+        return None
+    return RowTasks(row.name, [counts_of(row.per_task, build_key(row.evaluation.config))])
 
 
 def verdict(rows: list[SFTRow]) -> str:
-    """The paper's claim, checked against what was measured (whichever way it comes out)."""
-    by = {r.name: r for r in rows}
-    if "open-sft" not in by or "closed-sft" not in by:
-        return ""
-    o, c = by["open-sft"], by["closed-sft"]
-
-    def compare(a: float, b: float) -> str:
-        return "lower than" if a < b else "equal to" if a == b else "higher than"
-
-    o1, c1 = o.evaluation.pass_at.get(1, 0.0), c.evaluation.pass_at.get(1, 0.0)
-    outcome = ("holds" if o.probe.recall < c.probe.recall else
-               "is not visible (equal recall)" if o.probe.recall == c.probe.recall else "does not hold")
-    return (f"Open-SFT's closed-book API recall ({100 * o.probe.recall:.1f}%) is "
-            f"{compare(o.probe.recall, c.probe.recall)} Closed-SFT's ({100 * c.probe.recall:.1f}%), and its "
-            f"closed-book pass@1 ({100 * o1:.1f}%) is {compare(o1, c1)} Closed-SFT's ({100 * c1:.1f}%): "
-            f"on recall, the paper's Open-Book Paradox (Open-SFT < Closed-SFT) {outcome} here.")
+    """The pre-specified Open-Book Paradox (Closed-SFT minus Open-SFT > 0 on closed-book pass@1),
+    then each learner minus the base model, each decided by its paired interval
+    (``benchmarks/findings.py``), whichever way it comes out."""
+    return comparison_verdict({r.name: row_tasks(r) for r in rows}, OPEN_BOOK)
 
 
 def row_summary(row: SFTRow) -> dict:
@@ -101,4 +103,4 @@ def row_summary(row: SFTRow) -> dict:
     report reads (``benchmarks/report_runs.py``)."""
     return {"name": row.name, "recall": row.probe.recall, "trained_recall": row.trained_recall,
             "recall_with_aliases": row.probe.recall_with_aliases, "evaluation": asdict(row.evaluation),
-            "train": row.train}
+            "train": row.train, "per_task": row.per_task}

@@ -91,7 +91,8 @@ def test_compare_writes_a_report_with_plots(tmp_path, task_env):
                                  "--limit", "3", "--out", str(out)])
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()
-    assert "| none | reference | 100.0 [100.0, 100.0] |" in report and "code_version" in report  # sebench report's
+    # sebench report's table: 3 of 3 pass, exact bounds [29.2, 100] (0.025 ** (1 / 3)), the bootstrap [1, 1]
+    assert "| none | reference | 100.0 [29.2, 100.0] · tasks [100.0, 100.0] |" in report and "code_version" in report
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["usage"] == "standard" and summary["results"][0]["evaluation"]["target_use_rate"] == 1.0
     assert (out / "pass_at_k_main.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000

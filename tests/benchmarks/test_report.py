@@ -20,6 +20,7 @@ from agents import Agent
 from agents.evaluate import _code_version
 from benchmarks import rl_compare, sft_compare
 from benchmarks.cli_report import report_command
+from benchmarks.exact_stats import clopper_pearson
 from benchmarks.report import build_report, load_anchors, report_comparison, to_markdown, write_report
 from benchmarks.report_runs import KINDS, RunFormatError, UnknownRunError, read_run, read_runs
 from benchmarks.report_stats import bootstrap_mean, estimate
@@ -102,7 +103,8 @@ def test_main_table_pass_at_1_is_what_the_results_files_say(runs):
     report = build_report(read_runs([runs / "compare", runs / "eval-a"]))
     main = next(s for s in report.sections if s.key == "main")
     rows = {(r[0], r[1]): r for r in main.table.rows}
-    assert rows[("none", "reference")][2] == "100.0 [100.0, 100.0]"  # all pass: the interval is [1, 1]
+    # all 3 samples pass: the bootstrap over tasks is [1, 1], the exact lower bound 0.025 ** (1 / 3)
+    assert rows[("none", "reference")][2] == "100.0 [29.2, 100.0] · tasks [100.0, 100.0]"
     cell = rows[("none", "fixed-answer")][2]
     assert cell.startswith(f"{100 * mixed_rate:.1f} [") and rows[("none", "fixed-answer")][3].startswith("@2 ")
     assert rows[("none", "reference")][6] == "0.0 (pass@64)"  # the paper's closed-book figure as anchor
@@ -137,8 +139,13 @@ def test_validation_sft_and_rl_tables_carry_their_figures_and_anchors(runs):
     report = build_report(read_runs([runs / "validate", runs / "sft", runs / "rl"]))
     sections = {s.key: s for s in report.sections}
     validation = {r[0]: r for r in sections["validation"].table.rows}
-    assert validation["closed"][3].startswith("0.0 [0.0, 0.0]") and validation["closed"][6] == "ok"
-    assert validation["reference"][3] == "100.0 [100.0, 100.0]" and validation["reference"][6] == "ok"
+    samples = {e.slot: len(e.records) for e in read_run(runs / "validate").evaluations}
+    closed_high = 100 * clopper_pearson(0, samples["closed"])[1]  # no pass: the exact upper bound, never [0, 0]
+    assert validation["closed"][3] == f"0.0 [0.0, {closed_high:.1f}] · tasks [0.0, 0.0]" and closed_high > 50
+    assert validation["closed"][6] == "ok"
+    reference_low = 100 * clopper_pearson(samples["reference"], samples["reference"])[0]
+    assert validation["reference"][3] == f"100.0 [{reference_low:.1f}, 100.0] · tasks [100.0, 100.0]"
+    assert validation["reference"][6] == "ok"
     assert validation["open"][7] == "85.3" and validation["reference"][7] == "—"  # no source: a dash
     summary = json.loads((runs / "sft" / "summary.json").read_text())
     sft = {r[0]: r for r in sections["sft"].table.rows}
@@ -157,6 +164,24 @@ def test_validation_sft_and_rl_tables_carry_their_figures_and_anchors(runs):
     assert any(v for v in sections["rl"].findings if "RL Gap" in v)  # rl-compare's verdict comes along
     assert [c.label for c in sections["rl"].curves] == ["closed-rl", "closed-rl@sft-like"]  # the reward curves
     assert {p["name"] for p in report.budget} >= {"base", "closed-sft", "closed-rl@sft-like"}
+
+
+def test_report_opens_with_the_findings_its_rows_decide(runs):
+    report = build_report(read_runs([runs / "sft", runs / "rl", runs / "compare"]))
+    findings = report.sections[0]
+    assert findings.key == "findings"
+    rows = {r[0]: dict(zip(findings.table.header, r, strict=True)) for r in findings.table.rows}
+    assert {"Open-Book Paradox", "RL Gap (1/2)", "RL Gap (2/2)"} <= set(rows)
+    n_tasks = len({r["task_id"] for r in read_run(runs / "sft").evaluations[1].records})
+    paradox = rows["Open-Book Paradox"]
+    assert paradox["paired tasks"] == str(n_tasks) and paradox["paper (points)"] == "+39.6 (39.6 − 0.0)"
+    assert paradox["verdict"] == "inconclusive"  # a handful of tasks decides nothing, whatever the points say
+    assert rows["RL Gap (2/2)"]["claim"] == "closed-rl minus base within ±10 points"
+    assert any(text.startswith("RL Gap: inconclusive") for text in findings.findings)
+    markdown = to_markdown(report)
+    assert markdown.index("## Findings") < markdown.index("## SFT") < markdown.index("## RL ablations")
+    assert "Open-Book Paradox (pre-specified: closed-sft minus open-sft > 0" in markdown
+    assert all(s.key != "findings" for s in build_report(read_runs([runs / "validate"])).sections)  # none to decide
 
 
 def test_every_anchor_figure_names_a_source():
@@ -221,7 +246,7 @@ def test_html_page_renders_in_headless_chromium(runs, tmp_path):
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
             page.on("request", lambda r: requests.append(r.url))
             page.goto((out / "report.html").as_uri(), wait_until="load")
-            for key in ("main", "validation", "sft", "rl", "taxonomy", "runs"):
+            for key in ("findings", "main", "validation", "sft", "rl", "taxonomy", "runs"):
                 assert page.locator(f"table#table-{key} tbody tr").count() >= 1, key
             assert page.locator("table#table-main th").first.inner_text() == "learner"
             widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
