@@ -11,7 +11,9 @@ unchanged, under ``accelerate launch`` on many GPUs, where this module is the en
 reads it, ``agents.prompts.extract_code``) is graded by ``env.check_many`` through the
 fork-server pool, batched per rollout, 1.0 for a pass and 0.0 for anything else (no code,
 wrong answer, timeout, no zwc call, bypass attempt). No LLM judge, no partial credit a policy
-could farm.
+could farm. A grader fault (``sandbox_error``: the grader's failure, not the candidate's) is no
+reward at all: None, which trl keeps out of its group's baseline and gives advantage 0 (the binary
+and task-relative advantages do the same); faults are counted per rollout and per run.
 
 ``variant`` says what the gradient sees. ``open``: the prompt with the task's docs, as the
 rollout saw it (Open-RL). ``closed``: rollouts are generated on the prompt *with* the docs,
@@ -28,7 +30,10 @@ at ratio 1 its gradient is SFT's on the policy's own passing rollouts (at ``temp
 takes log-probabilities of the logits divided by the rollout temperature). Clipping (``clip``)
 is PPO's, at ``epsilon``; it only binds when the policy has moved since the rollout, which
 SE-Bench's recipe of one optimiser step per rollout batch (``steps_per_generation`` 1, the
-default) never lets happen; the RL log's ``ratio`` events show the ratio at every step.
+default) never lets happen; the RL log's ``ratio`` events show the ratio and the share of tokens
+where clipping bound (``clip_fraction``) at every step. Without clipping the loss is ratio-free,
+``-A log pi`` (``VerdictGRPOTrainer.ratio_free``), so with several optimiser steps per rollout batch
+the SFT-like estimator stays SFT's gradient at every step while ``+clip`` does not.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
+from envs.zwc.failure import Failure
 from learners.rl_trainer import make_trainer
 from learners.train_settings import TrainerSettings
 from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
@@ -57,6 +63,8 @@ ADVANTAGES = ("group", "binary", "task-relative")
 SCALES = ("group", "batch", "none")
 NO_CLIP = 1e9  # an epsilon no ratio reaches: clipping off
 LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # trl's clipped-ratio losses (where `clip` means PPO's)
+ROLLOUT_ENGINES = ("grouped", "generate")
+LR_SCHEDULERS = ("constant", "cosine")
 
 
 @dataclass
@@ -64,7 +72,10 @@ class RLSettings(TrainerSettings):
     """GRPO settings (the shared ones, named as in ``SFTSettings``, in ``learners.train_settings``).
     Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores)."""
 
-    learning_rate: float = setting(5e-6, "Optimiser learning rate.")
+    learning_rate: float = setting(1e-5, "Optimiser learning rate (a tenth of the SFT learner's 1e-4, the official "
+                                         "scripts' RL : SFT ratio).")
+    lr_scheduler: str = setting("constant", "constant | cosine: the learning rate's schedule after warm-up (the SFT "
+                                            "learner's is cosine).")
     save_steps: int = setting(4, "Checkpoint every N steps (resume point of a killed run).")
     save_total_limit: int = setting(1, "Checkpoints kept on disk (a full one of a 0.5B model with Adam is ~7.5 GB).")
     logging_steps: int = setting(1, "Log every N steps.")
@@ -87,6 +98,9 @@ class RLSettings(TrainerSettings):
     beta: float = setting(0.0, "KL penalty to the starting model (0: no reference model kept).")
     loss_type: str = setting("dapo", "trl's token-level normalisation: dapo | grpo | bnpo | dr_grpo.")
     keep_checkpoints: bool = setting(False, "A finished run deletes them: RUN/model holds the result.")
+    rollout_engine: str = setting("grouped", "grouped: each distinct prompt prefilled once, finished rows leave "
+                                             "the batch, per-row seeds (learners.grouped_rollout); generate: trl's "
+                                             "padded model.generate (the path before issue 35).")
     use_vllm: bool = setting(False, "GPU only: rollouts with vLLM (imported by trl, lazily).")
     vllm_mode: str = setting("colocate", "colocate | server (`trl vllm-serve` on other GPUs).")
 
@@ -96,7 +110,8 @@ class RLSettings(TrainerSettings):
                                        "max_completion_length") if getattr(self, name) < 1]
         if self.num_generations < 2:  # trl's GRPOConfig refuses 1, whatever the advantage
             found.append(f"num_generations must be >= 2 (got {self.num_generations})")
-        for name, allowed in (("loss_type", LOSS_TYPES), ("advantage", ADVANTAGES), ("scale_rewards", SCALES)):
+        for name, allowed in (("loss_type", LOSS_TYPES), ("advantage", ADVANTAGES), ("scale_rewards", SCALES),
+                              ("rollout_engine", ROLLOUT_ENGINES), ("lr_scheduler", LR_SCHEDULERS)):
             if getattr(self, name) not in allowed:
                 found.append(f"{name} must be one of {', '.join(allowed)} (got {getattr(self, name)!r})")
         if not 0 < self.epsilon < 1:
@@ -130,6 +145,9 @@ class RLResult:
     dtype: str
     completions: int                 # graded this run
     passed: int
+    grader_faults: int = 0           # sandbox errors: no reward, advantage 0
+    clip_fraction: float = 0.0       # share of completion tokens where PPO's clipping bound, over the run's steps
+    ratio_max: float = 1.0           # the largest importance ratio a loss saw (1: one step per rollout batch)
     reward_per_rollout: list[float] = field(default_factory=list)
     model_dir: str = ""
 
@@ -144,7 +162,8 @@ def prompt_key(prompt: list[dict[str, str]]) -> str:
 
 
 class SandboxReward:
-    """trl reward function: the sandbox verdict of each completion's code, 1.0 or 0.0.
+    """trl reward function: the sandbox verdict of each completion's code, 1.0 or 0.0, or None for
+    a grader fault (no signal: out of the baseline, advantage 0).
 
     Keeps what it graded (counts per failure class, the last batch's rewards) for the log and
     for the binary advantage, and appends one JSON line per rollout batch to ``log``."""
@@ -153,10 +172,10 @@ class SandboxReward:
 
     def __init__(self, env: ZWCEnv, tasks_by_id: dict, log: Path | None = None):
         self.env, self.tasks_by_id, self.log = env, tasks_by_id, log
-        self.last: list[float] = []
+        self.last: list[float | None] = []
         self.last_keys: list[str] = []        # each reward's task: the task-relative advantage's groups
         self.history: list[float] = []        # mean reward per rollout batch
-        self.completions = self.passed = 0
+        self.completions = self.passed = self.faults = 0
         self.failures: Counter[str] = Counter()
         self.seconds = 0.0
 
@@ -168,17 +187,19 @@ class SandboxReward:
         verdicts = self.env.check_many([(self.tasks_by_id[t], extract_code(text)) for t, text in zip(task_id, texts,
                                                                                                     strict=True)])
         self.seconds += time.perf_counter() - started
-        self.last = [1.0 if v.passed else 0.0 for v in verdicts]
+        self.last = [None if v.failure is Failure.SANDBOX_ERROR else 1.0 if v.passed else 0.0 for v in verdicts]
         self.last_keys = list(task_id)
         batch = Counter(v.failure.value for v in verdicts)
         self.failures.update(batch)
+        passed, faults = sum(r == 1.0 for r in self.last), sum(r is None for r in self.last)
         self.completions += len(verdicts)
-        self.passed += int(sum(self.last))
-        self.history.append(round(sum(self.last) / len(self.last), 4))
+        self.passed += passed
+        self.faults += faults
+        self.history.append(round(passed / len(self.last), 4))
         if self.log is not None and main_process():
             step = trainer_state.global_step if trainer_state is not None else None
-            _append(self.log, {"event": "rollout", "step": step, "completions": len(verdicts),
-                               "passed": int(sum(self.last)), "pass_rate": self.history[-1], "failures": dict(batch)})
+            _append(self.log, {"event": "rollout", "step": step, "completions": len(verdicts), "passed": passed,
+                               "grader_faults": faults, "pass_rate": self.history[-1], "failures": dict(batch)})
         return self.last
 
 
@@ -262,8 +283,9 @@ def grpo_parts(base_model: str | Path, out_dir: Path, settings: RLSettings, impo
         num_iterations=settings.num_iterations,
         max_completion_length=settings.max_completion_length, temperature=settings.temperature,
         epsilon=epsilon, epsilon_high=epsilon, beta=settings.beta, loss_type=settings.loss_type,
-        scale_rewards=settings.scale_rewards, warmup_steps=settings.warmup_ratio, lr_scheduler_type="constant"
-        if settings.warmup_ratio == 0 else "constant_with_warmup", save_strategy="steps",
+        scale_rewards=settings.scale_rewards, warmup_steps=settings.warmup_ratio, lr_scheduler_type="cosine"
+        if settings.lr_scheduler == "cosine" else "constant" if settings.warmup_ratio == 0 else "constant_with_warmup",
+        save_strategy="steps",
         save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
         logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
         report_to="none", disable_tqdm=True, dataloader_num_workers=0, use_vllm=settings.use_vllm,
@@ -311,7 +333,7 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     if variant == "closed":
         rollout = closed_rollout({prompt_key(p["prompt_closed"]): p["prompt_open"] for p in prompts})
     return make_trainer(model, tokenizer, config, peft_config, dataset, reward, rollout, settings.advantage,
-                        out_dir / "rl_log.jsonl", progress)
+                        out_dir / "rl_log.jsonl", progress, engine=settings.rollout_engine)
 
 
 def _fingerprint(prompts: list[dict]) -> str:
@@ -343,8 +365,8 @@ def _resumed_log(path: Path, step: int | None) -> None:
     path.write_text("".join(line + "\n" for line in keep))
 
 
-def _rollouts(path: Path) -> list[dict]:
-    return [e for e in map(json.loads, path.read_text().splitlines()) if e.get("event") == "rollout"]
+def _rollouts(path: Path, event: str = "rollout") -> list[dict]:
+    return [e for e in map(json.loads, path.read_text().splitlines()) if e.get("event") == event]
 
 
 def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path, model_dir: str | Path,
@@ -369,6 +391,7 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
     update_seconds = max(trained.seconds - trainer.rollout_seconds - reward.seconds, 1e-9)
     # the whole run's rollouts, before and after a resume, are in the log (timings are this process's)
     rollouts = _rollouts(log) if log.is_file() else []
+    ratios = _rollouts(log, "ratio") if log.is_file() else []
     completions = sum(r["completions"] for r in rollouts) or reward.completions
     passed = sum(r["passed"] for r in rollouts) if rollouts else reward.passed
     failures: Counter[str] = Counter()
@@ -384,6 +407,9 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
         update_tokens_per_second=round(trainer.update_tokens / update_seconds, 1),
         peak_memory_mb=trained.peak_memory_mb, device=trained.device, dtype=trained.dtype,
         completions=completions, passed=passed,
+        grader_faults=sum(r.get("grader_faults", 0) for r in rollouts) if rollouts else reward.faults,
+        clip_fraction=round(sum(r.get("clip_fraction", 0.0) for r in ratios) / len(ratios), 6) if ratios else 0.0,
+        ratio_max=max((r["max"] for r in ratios), default=1.0),
         reward_per_rollout=[r["pass_rate"] for r in rollouts] or reward.history, model_dir=str(model_dir))
     run.finish(asdict(result) | {"pass_rate": round(result.pass_rate, 4),
                                  "failures": dict(failures or reward.failures), "settings": asdict(settings)},

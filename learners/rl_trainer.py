@@ -1,8 +1,10 @@
 """The trl ``GRPOTrainer`` subclass the RL learners and Absolute-Zero train with, and its log.
 
 ``VerdictGRPOTrainer`` adds the binary ("SFT-like") and task-relative advantages, rollout timing,
-bf16 rollouts, the importance ratio's statistics at every loss computation and a record of the
-last batch; ``make_trainer`` builds it with the JSON-lines log callback. Built lazily, so that
+grouped rollouts (``learners.grouped_rollout``), bf16 rollouts, the ratio-free loss without
+clipping, the importance ratio's statistics (and where clipping bound) at every loss computation
+and a record of the last batch; ``make_trainer`` builds it with the JSON-lines log callback. Built
+lazily, so that
 importing ``learners.rl_train`` does not import trl. The settings and ``train_rl`` are in
 ``learners/rl_train.py``.
 """
@@ -26,16 +28,19 @@ def _trainer_class():
     from learners.rl_train import _append, task_relative_advantages
 
     class VerdictGRPOTrainer(GRPOTrainer):
-        def __init__(self, *args, advantage: str = "group", reward: SandboxReward, **kwargs):
+        def __init__(self, *args, advantage: str = "group", reward: SandboxReward, engine: str = "grouped",
+                     **kwargs):
             super().__init__(*args, **kwargs)
-            self.advantage_kind, self.verdict_reward = advantage, reward
+            self.advantage_kind, self.verdict_reward, self.rollout_engine = advantage, reward, engine
             self.rollout_seconds, self.rollout_tokens, self.update_tokens = 0.0, 0, 0
             self.last_batch: dict[str, Any] = {}
             self.last_rollout: dict[str, Any] = {}
 
         def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *args, **kwargs):
             started = time.perf_counter()
-            if self.bf16_rollouts and images is None and not multimodal_fields:
+            if self.grouped_rollouts and images is None and not multimodal_fields:
+                completion_ids, logprobs = self._generate_grouped(prompt_ids), None
+            elif self.bf16_rollouts and images is None and not multimodal_fields:
                 completion_ids, logprobs = self._generate_bf16(prompt_ids), None
             else:
                 completion_ids, logprobs = super()._generate_single_turn(prompt_ids, images, multimodal_fields,
@@ -52,7 +57,18 @@ def _trainer_class():
             step, so it lags nothing; it rounds like vLLM's bf16 sampler on a GPU."""
             return self.args.bf16 and not self.use_vllm and self.accelerator.device.type == "cpu"
 
-        def _generate_bf16(self, prompt_ids: list[list[int]]) -> list[list[int]]:
+        @property
+        def grouped_rollouts(self) -> bool:
+            """Rollouts through ``learners.grouped_rollout`` (each distinct prompt prefilled once,
+            finished rows leave the batch, per-row seeds) instead of trl's padded ``generate``;
+            the default wherever trl would generate with transformers and the sampling is plain."""
+            from learners.grouped_rollout import supported
+
+            return self.rollout_engine == "grouped" and not self.use_vllm and \
+                not self.use_transformers_continuous_batching and supported(self.generation_config)
+
+        def _bf16_copy(self):
+            """The bfloat16 copy of the policy, its weights refreshed after every optimiser step."""
             import copy
 
             import torch
@@ -66,12 +82,44 @@ def _trainer_class():
                     for target, source in zip(self._rollout_copy.parameters(), policy.parameters(), strict=True):
                         target.copy_(source)
                 self._rollout_step = self.state.global_step
+            return self._rollout_copy
+
+        def _rollout_seed(self) -> int:
+            """The seed of one generation call: the run's seed, the process, the optimiser step and the
+            call's number within the step (Absolute-Zero generates several times a step), so a rerun
+            or a resumed run draws the same completions at the same step whatever the timing."""
+            step = self.state.global_step
+            if getattr(self, "_seed_step", None) != step:
+                self._seed_step, self._seed_calls = step, 0
+            self._seed_calls += 1
+            return ((self.args.seed * 1_000_003 + self.accelerator.process_index) * 1_000_003 + step) * 1009 + \
+                self._seed_calls
+
+        def _generate_grouped(self, prompt_ids: list[list[int]]) -> list[list[int]]:
+            from trl.models import unwrap_model_for_generation
+
+            from learners.grouped_rollout import sample_grouped
+
+            settings = {"max_new_tokens": self.max_completion_length, "temperature": self.temperature,
+                        "eos_ids": self.eos_token_ids, "pad_id": self._tokenizer.pad_token_id,
+                        "seed": self._rollout_seed()}
+            if self.bf16_rollouts:
+                return sample_grouped(self._bf16_copy(), prompt_ids, **settings)
+            with unwrap_model_for_generation(self.model_wrapped, self.accelerator,
+                                             gradient_checkpointing_kwargs=self.args.gradient_checkpointing_kwargs
+                                             ) as policy:  # the live float32 weights, checkpointing off meanwhile
+                return sample_grouped(policy, prompt_ids, **settings)
+
+        def _generate_bf16(self, prompt_ids: list[list[int]]) -> list[list[int]]:
+            import torch
+
+            copy = self._bf16_copy()
             pad_id = self._tokenizer.pad_token_id
             width = max(len(ids) for ids in prompt_ids)
             input_ids = torch.tensor([[pad_id] * (width - len(ids)) + list(ids) for ids in prompt_ids])
             attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids in prompt_ids])
             with torch.no_grad():
-                generated = self._rollout_copy.generate(input_ids=input_ids, attention_mask=attention,
+                generated = copy.generate(input_ids=input_ids, attention_mask=attention,
                                                         generation_config=self.generation_config)
             eos = set(self.eos_token_ids)
             completions = []
@@ -80,10 +128,26 @@ def _trainer_class():
                 completions.append(row if end is None else row[:end + 1])
             return completions
 
+        @property
+        def ratio_free(self) -> bool:
+            """Clipping off (``RLSettings.clip`` False): the loss is the plain policy gradient
+            ``-A log pi`` on the rollout batch, whatever the policy did since the rollout (the SFT-like
+            estimator is SFT's gradient on the passing rollouts at every optimiser step of a batch);
+            clipping on: PPO's clipped surrogate ``-min(rho A, clip(rho) A)``. At one optimiser step
+            per rollout batch rho is 1 and the two are the same."""
+            from learners.rl_train import NO_CLIP
+
+            return self.epsilon_high >= NO_CLIP
+
         def _compute_loss(self, model, inputs):
-            """trl's loss, and the importance ratio rho = pi / pi_old it used, per token of the
-            completions, logged (``event: ratio``): 1 exactly at one optimiser step per rollout
-            batch; where it moves, clipping can bind and the SFT-like estimator is no longer SFT."""
+            """trl's loss, and the importance ratio rho = pi / pi_old, per token of the completions,
+            logged (``event: ratio``, with the share of tokens where clipping bound): 1 exactly at one
+            optimiser step per rollout batch; where it moves, clipping can bind. Ratio-free (clipping
+            off), trl is handed no old log-probabilities, so it takes rho = pi / sg(pi): value 1,
+            gradient grad log pi."""
+            measured = inputs
+            if self.ratio_free and inputs.get("old_per_token_logps") is not None:
+                inputs = {**inputs, "old_per_token_logps": None}
             captured = []
             original = self._get_per_token_logps_and_entropies
 
@@ -98,7 +162,7 @@ def _trainer_class():
             finally:
                 del self._get_per_token_logps_and_entropies  # the class's method again
             if captured:
-                self._log_ratio(captured[0].detach(), inputs)
+                self._log_ratio(captured[0].detach(), measured)
             return loss
 
         def _log_ratio(self, logps, inputs) -> None:
@@ -107,11 +171,17 @@ def _trainer_class():
             old = inputs.get("old_per_token_logps")
             mask = inputs["completion_mask"].bool()
             ratio = torch.ones_like(logps) if old is None else torch.exp(logps - old)
-            ratio = ratio[mask].float()
+            advantages = inputs["advantages"]
+            advantages = (advantages.unsqueeze(1) if advantages.dim() == 1 else advantages).expand_as(ratio)
+            bound = ((ratio > 1 + self.epsilon_high) & (advantages > 0)) | \
+                ((ratio < 1 - self.epsilon_low) & (advantages < 0))  # where the clipped branch is taken
+            ratio, bound = ratio[mask].float(), bound[mask].float()
             log = self.verdict_reward.log
             if ratio.numel() and log is not None and self.accelerator.is_main_process:
-                self.last_ratio = {"mean": ratio.mean().item(), "min": ratio.min().item(), "max": ratio.max().item()}
+                self.last_ratio = {"mean": ratio.mean().item(), "min": ratio.min().item(), "max": ratio.max().item(),
+                                   "clip_fraction": bound.mean().item()}
                 _append(log, {"event": "ratio", "step": self.state.global_step, "old_logps": old is not None,
+                              "ratio_free": self.ratio_free,
                               **{k: round(v, 6) for k, v in self.last_ratio.items()}})
 
         def _generate_and_score_completions(self, inputs):
@@ -174,13 +244,14 @@ def _log_callback(path: Path, progress):
 
 
 def make_trainer(model, tokenizer, config, peft_config, dataset, reward, rollout, advantage: str, log: Path,
-                 progress=None):
+                 progress=None, engine: str = "grouped"):
     """``VerdictGRPOTrainer`` on ``dataset`` with ``reward`` (``SandboxReward`` or one like it:
-    ``last``, ``log``), the JSON-lines log callback and, with ``progress``, the bar."""
+    ``last``, ``log``), the JSON-lines log callback and, with ``progress``, the bar; ``engine``
+    (``RLSettings.rollout_engine``): grouped rollouts or trl's ``generate``."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is experimental in trl; we test it
     trainer = _trainer_class()(model=model, reward_funcs=[reward], args=config, train_dataset=dataset,
                                processing_class=tokenizer, peft_config=peft_config, rollout_func=rollout,
-                               advantage=advantage, reward=reward)
+                               advantage=advantage, reward=reward, engine=engine)
     trainer.add_callback(_log_callback(log, progress))
     if progress is not None:  # the bar shows step and reward; the full logs are in the JSON-lines log
         from transformers.trainer_callback import PrinterCallback

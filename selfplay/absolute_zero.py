@@ -283,7 +283,7 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     copies = settings.prompts_per_step * settings.steps_per_generation // len(slots)
     reward = AZRReward(log_path)
     trainer = make_trainer(model, tokenizer, grpo, peft, Dataset.from_list(slot_rows(copies, slots)), reward, rollout,
-                           settings.advantage, log_path, progress)
+                           settings.advantage, log_path, progress, engine=settings.rollout_engine)
     trained = training.train(trainer, tokenizer)
     records = RoundLog.in_run(root).records
     if records:

@@ -153,8 +153,7 @@ class ContinuousBatcher:
         self._mask = None  # [rows, columns]: 1 where the cache holds a real token
         self.steps = 0  # decode steps run, for reporting
         self.finished: Counter[str] = Counter()  # finish reasons so far (cancelled ones included)
-        # transformers 5.x renames forward's past_key_values to cache; older releases know only the former
-        self._cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        self._cache_kw = cache_keyword(model)
         threading.Thread(target=self._loop, daemon=True, name="continuous-batcher").start()
 
     @classmethod
@@ -333,13 +332,7 @@ class ContinuousBatcher:
         if not keep:
             self._rows, self._cache, self._mask = [], None, None
             return
-        index = torch.tensor(keep, device=self.device)
-        self._mask = self._mask[index]
-        used = int(self._mask.any(0).nonzero()[0])  # leading columns only padding uses any more
-        self._mask = self._mask[:, used:]
-        for layer in self._cache.layers:
-            layer.keys = layer.keys[index][:, :, used:]
-            layer.values = layer.values[index][:, :, used:]
+        self._mask = select_rows(self._cache, self._mask, torch.tensor(keep, device=self.device))
         self._rows = [self._rows[i] for i in keep]
 
 
@@ -347,3 +340,22 @@ def context_length(model) -> int:
     """The longest sequence the model was built for (``max_position_embeddings``)."""
     config = model.config.get_text_config()
     return int(getattr(config, "max_position_embeddings", None) or 2048)
+
+
+def cache_keyword(model) -> str:
+    """The name of ``forward``'s cache argument: transformers 5.x renames ``past_key_values`` to
+    ``cache``; older releases know only the former."""
+    target = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model passes it on
+    return "cache" if "cache" in inspect.signature(target.forward).parameters else "past_key_values"
+
+
+def select_rows(cache, mask, index):
+    """Keep (or repeat) the batch rows ``index`` of a left-padded ``DynamicCache`` and its attention
+    ``mask`` [rows, columns], in place for the cache; returns the new mask. Leading columns that only
+    padding uses any more are cut from both."""
+    mask = mask[index]
+    used = int(mask.any(0).nonzero()[0])
+    for layer in cache.layers:
+        layer.keys = layer.keys[index][:, :, used:]
+        layer.values = layer.values[index][:, :, used:]
+    return mask[:, used:]

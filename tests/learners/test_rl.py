@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -178,7 +179,8 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
     extra = {"sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512, "sft_learning_rate": LR,
              "sft_warmup_ratio": 0.0,  # no warmup: the one SFT step has lr > 0
              "gather_model": "reference"} if name == "closed-sft-rl" else {}
-    learner = make(name, state_dir=str(tmp_path / "state"), preset="sft-like", learning_rate=LR, **TINY, **extra)
+    learner = make(name, state_dir=str(tmp_path / "state"), preset="sft-like", learning_rate=LR, warmup_ratio=0.0,
+                   **TINY, **extra)  # no warm-up: the one step has lr > 0
     agent = Agent(model=tiny, learner=learner, max_tokens=24)
     report = agent.evolve(task_env)
 
@@ -213,10 +215,20 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
 
 def test_presets_are_documented_changes_and_bad_settings_are_named():
     config = RLLearnerConfig.from_overrides({"preset": "sft-like-small-lr", "max_steps": 3})
-    assert config.changed() == {"max_steps": 3, "advantage": "binary", "clip": False, "prompts_per_step": 4}
+    # Table 3's schedule (two optimiser steps per rollout batch) and SFT's schedule, GRPO's learning rate
+    assert config.changed() == {"max_steps": 3, "advantage": "binary", "clip": False, "prompts_per_step": 4,
+                                "steps_per_generation": 2, "lr_scheduler": "cosine", "warmup_ratio": 0.05}
     assert RLLearnerConfig.from_overrides({"preset": "sft-like", "learning_rate": 1e-6}).train.learning_rate == 1e-6
-    assert set(PRESETS) == {"grpo", "sft-like", "sft-like+clip", "sft-like+grpo-adv", "sft-like-small-lr",
-                            "sft-like-small-batch"}
+    assert set(PRESETS) == {"grpo", "grpo-minibatch", "sft-like", "sft-like+clip", "sft-like+grpo-adv",
+                            "sft-like-small-lr", "sft-like-small-batch"}
+    like = RLLearnerConfig.from_overrides({"preset": "sft-like"}).train
+    assert like.learning_rate == 10 * RLSettings().learning_rate  # GRPO's is a tenth of SFT's, as the official scripts
+    for name in ("sft-like+clip", "sft-like+grpo-adv", "sft-like-small-lr", "sft-like-small-batch"):
+        ablation = RLLearnerConfig.from_overrides({"preset": name}).train
+        differs = {k for k, v in asdict(ablation).items() if getattr(like, k) != v}
+        assert len(differs) == 1, (name, differs)  # each ablation changes one thing of sft-like
+    with pytest.raises(ValueError, match="rollout_engine must be one of grouped, generate"):
+        RLSettings(rollout_engine="vllm")
     with pytest.raises(ValueError, match="unknown preset 'sft'.*sft-like"):
         make("closed-rl", preset="sft")
     with pytest.raises(ValueError, match="unknown RL setting.*batch_size"):

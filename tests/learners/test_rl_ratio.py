@@ -102,3 +102,52 @@ def test_the_sft_like_gradient_is_the_sft_gradient_on_the_same_batch(task_env, t
     for a, b in zip(rl, sft, strict=True):
         assert b.abs().max() > 0
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
+def _second_step(task_env, tiny_dir, tmp_path, *, clip: bool, lr: float):
+    """Gradients and ratio records of a rollout batch of two mini-batches (two optimiser steps),
+    every rollout passing (A = 1), with or without PPO clipping: the same seed, so the same batch
+    and, at step 0 where rho is 1, the same first step."""
+    tasks = task_env.tasks("train")[:2]
+    settings = RLSettings(max_steps=2, prompts_per_step=1, num_generations=2, steps_per_generation=2,
+                          max_completion_length=16, save_steps=100, learning_rate=lr, advantage="binary", clip=clip,
+                          dtype="float32")
+    trainer = build_trainer(rollout_prompts(task_env, tasks, 200), tiny_dir, "closed", tmp_path, settings, task_env)
+    _all_pass(trainer, _task_finder(tasks))
+    gradients = []
+    compute_loss = trainer.compute_loss
+
+    def alongside(model, inputs, *args, **kwargs):
+        loss = compute_loss(model, inputs, *args, **kwargs)
+        gradients.append(torch.autograd.grad(loss, [p for p in model.parameters() if p.requires_grad],
+                                             retain_graph=True))
+        return loss
+
+    trainer.compute_loss = alongside
+    trainer.train()
+    records = [json.loads(line) for line in (tmp_path / "rl_log.jsonl").read_text().splitlines()]
+    return gradients, [r for r in records if r.get("event") == "ratio"]
+
+
+@pytest.mark.parametrize("lr, binds", [(5e-2, True), (1e-7, False)])
+def test_clipping_changes_the_second_mini_batch_s_gradient_only_where_ratios_leave_the_range(
+        task_env, tiny_dir, tmp_path, lr, binds):
+    """Table 3's "+clip" against "sft-like" on the same batch: at a high learning rate the first step
+    moves rho past 1 + epsilon and the clipped surrogate drops those tokens' gradient, so the second
+    step's gradients differ; at a tiny one rho stays within the range and they are the same."""
+    plain, plain_ratios = _second_step(task_env, tiny_dir, tmp_path / "plain", clip=False, lr=lr)
+    clipped, clipped_ratios = _second_step(task_env, tiny_dir, tmp_path / "clip", clip=True, lr=lr)
+    assert len(plain) == len(clipped) == 2
+    for a, b in zip(plain[0], clipped[0], strict=True):  # step 0: rho is 1, the same gradient
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+    assert all(r["ratio_free"] for r in plain_ratios) and not any(r["ratio_free"] for r in clipped_ratios)
+    second = [r for r in clipped_ratios if r["step"] == 1]
+    assert second and all(r["old_logps"] for r in second)
+    # the largest change of a parameter's gradient, relative to that gradient's scale
+    worst = max(((a - b).abs().max() / b.abs().max()).item() for a, b in zip(plain[1], clipped[1], strict=True))
+    if binds:
+        assert max(r["clip_fraction"] for r in second) > 0, second
+        assert worst > 1e-2, "clipping bound on some tokens but the gradient did not change"
+    else:
+        assert all(r["clip_fraction"] == 0 for r in second) and max(abs(r["max"] - 1) for r in second) < 1e-3
+        assert worst < 1e-3, worst  # rho within 1 +- 1e-3: the two gradients differ by rho's factor only
