@@ -265,8 +265,9 @@ def eval_command(
     preset: Preset = typer.Option("cpu", "--preset", help=PRESET_HELP),
     n: int | None = typer.Option(None, "--n", help="Samples per task (pass@k for every k <= n); default: the "
                                                    "preset's (cpu 5, paper 1)."),
-    temperature: float | None = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature; default: "
-                                             "the preset's (cpu: 0 for one sample, 0.8 for more; paper 0.6)."),
+    temperature: float | None = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature of every "
+                                             "sample, whatever --n; default: the preset's (cpu 0.8, paper 0.6); 0 "
+                                             "decodes greedily."),
     out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks of the split."),
     resume: bool = typer.Option(False, "--resume", help="Continue the results file of a killed run."),
@@ -288,7 +289,7 @@ def eval_command(
     if max_tokens is not None:
         settings["max_tokens"] = max_tokens
     if temperature is not None:
-        settings.update(temperature=temperature, sample_temperature=temperature)
+        settings["temperature"] = temperature
     n = chosen.n if n is None else n
     if run is not None:
         agent = load_run(run, model=model, max_turns=max_turns, dtype=None if dtype == "auto" else dtype,
@@ -370,8 +371,9 @@ def evolve_command(
     out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),
     limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),
     gather_model: str | None = typer.Option(None, "--gather-model",
-                                            help="Model that gathers trajectories: reference (the SFT learners' "
-                                                 "default), a backend, or self (the agent's model)."),
+                                            help="Model that gathers trajectories: self (the agent's model, "
+                                                 "every learner's default), reference (a teacher: verified "
+                                                 "solutions), or a backend."),
     max_tokens: int = typer.Option(256, "--max-tokens"),
     settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. "
                                        "--set max_steps=20 --set lora=true"),
@@ -441,6 +443,7 @@ def _register_commands() -> None:
     from benchmarks.cli_compare import compare_command, rl_compare_command, sft_compare_command
     from benchmarks.cli_learners import learners_command
     from benchmarks.cli_report import report_command
+    from benchmarks.cli_reproduce import reproduce_command
     from benchmarks.cli_selfplay import selfplay_command, selfplay_compare_command
     from benchmarks.cli_serve import serve_command
 
@@ -455,6 +458,7 @@ def _register_commands() -> None:
     app.command("selfplay")(selfplay_command)
     app.command("serve")(serve_command)
     app.command("selfplay-compare")(selfplay_compare_command)
+    app.command("reproduce")(reproduce_command)
 
 
 _register_commands()

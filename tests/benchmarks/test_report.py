@@ -26,10 +26,10 @@ from benchmarks.report_runs import KINDS, RunFormatError, UnknownRunError, read_
 from benchmarks.report_stats import bootstrap_mean, estimate
 from benchmarks.validate import validate
 from tests.agents.fixed_answer import FixedAnswerModel
+from tests.benchmarks.chromium import render
 
 pytestmark = pytest.mark.xdist_group("report")  # one worker builds the runs once
 NOTHING = "def solve(x):\n    return None\n"
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _file_rate(results: Path) -> float:
@@ -226,34 +226,20 @@ def test_cli_writes_the_report_and_exits_2_on_a_bad_run(runs, tmp_path):
 
 def test_html_page_renders_in_headless_chromium(runs, tmp_path):
     from PIL import Image
-    from playwright.sync_api import sync_playwright
 
-    if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs it (apt-get install chromium)")
     out = tmp_path / "report"
     write_report([runs / n for n in ("compare", "eval-a", "eval-b", "validate", "sft", "rl")], out)
     page_html = (out / "report.html").read_text()
     assert "http://" not in page_html and "https://" not in page_html and page_html.count("data:image/png;base64,") >= 5
-    problems, requests = [], []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        try:
-            page = browser.new_page(viewport={"width": 1300, "height": 900})
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in (
-                "error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto((out / "report.html").as_uri(), wait_until="load")
-            for key in ("findings", "main", "validation", "sft", "rl", "taxonomy", "runs"):
-                assert page.locator(f"table#table-{key} tbody tr").count() >= 1, key
-            assert page.locator("table#table-main th").first.inner_text() == "learner"
-            widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
-            assert len(widths) >= 5 and all(w > 100 for w in widths)
-            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
-        finally:
-            browser.close()
+
+    def check(page) -> None:
+        for key in ("findings", "main", "validation", "sft", "rl", "taxonomy", "runs"):
+            assert page.locator(f"table#table-{key} tbody tr").count() >= 1, key
+        assert page.locator("table#table-main th").first.inner_text() == "learner"
+        widths = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+        assert len(widths) >= 5 and all(w > 100 for w in widths)
+
+    problems, requests = render(out / "report.html", check, tmp_path / "page.png")
     assert not problems, problems
     assert requests == [(out / "report.html").as_uri()]  # self-contained: nothing else was fetched
     shot = Image.open(tmp_path / "page.png").convert("RGB")
