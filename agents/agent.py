@@ -64,7 +64,10 @@ class Agent:
         learner: anything implementing ``agents.learner.Learner``; None means no learning.
         max_turns: answers per episode (1 = no retry; >1 retries with execution feedback).
         max_searches: doc searches per episode in mode ``search``.
-        temperature, max_tokens: sampling settings; sampled runs (n > 1) use ``sample_temperature``.
+        temperature: the one temperature every answer is drawn at unless a caller names another, for
+            any number of samples per task (``evaluate`` records it); None: the preset's (``cpu``
+            0.8, ``paper`` 0.6). 0 decodes greedily, and only when asked for.
+        max_tokens: new tokens per answer.
         concurrency: episodes in flight at once (the batch the model sees).
         dtype: ``auto`` | ``bfloat16`` | ``float32``, for a model loaded by name (``agents.models.dtype``).
         preset: the evaluation preset these settings came from (``agents.presets``: ``cpu``, ``paper``),
@@ -77,20 +80,24 @@ class Agent:
     """
 
     def __init__(self, model: str | Model = DEFAULT_MODEL, learner: Learner | None = None, *,
-                 max_turns: int = 1, max_searches: int = 3, temperature: float = 0.0,
-                 sample_temperature: float = 0.8, max_tokens: int = 512, concurrency: int = 32,
+                 max_turns: int = 1, max_searches: int = 3, temperature: float | None = None,
+                 max_tokens: int = 512, concurrency: int = 32,
                  dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto", preset: str = "cpu"):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
             raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
         self.model_spec, self.dtype, self.engine = model, check_dtype(dtype), check_engine(engine)
-        self.preset = get_preset(preset).name
+        chosen = get_preset(preset)
+        self.preset = chosen.name
+        temperature = chosen.temperature if temperature is None else float(temperature)
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0 (0 decodes greedily), got {temperature}")
         self._model: Model | None = model if not isinstance(model, str) else None
         self._loaded = False  # whether self._model came from load_model (then close() gives it back)
         self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
         self.learner = learner
         self.max_turns, self.max_searches = max_turns, max_searches
-        self.temperature, self.sample_temperature = temperature, sample_temperature
+        self.temperature = temperature
         self.max_tokens, self.concurrency = max_tokens, concurrency
         self.seed = int(seed)
         self._batcher: DynamicBatcher | None = None

@@ -31,8 +31,8 @@ OUTCOME_CODE = ("envs/zwc/*.py", "agents/agent.py", "agents/prompts.py")
 MAY_CHANGE_ON_RESUME = {
     "limit": "tasks are the split's first N in a fixed order and records are per (task, sample): a larger "
              "limit adds tasks, a smaller one summarises a subset; no record changes meaning",
-    "n": "the samples of a task are independent draws at one temperature (recorded and compared: n = 1 "
-         "decodes greedily, n > 1 samples), so more samples add draws and fewer summarise a subset",
+    "n": "the samples of a task are independent draws at one temperature, whatever n (recorded and "
+         "compared), so more samples add draws and fewer summarise a subset",
     "code_version": "a commit that does not touch grading or prompts does not change what a sample means; "
                     "code_sha256 (compared) changes with any edit that can",
     "zwc": "where the build was loaded from (a moved directory is the same build); mapping_sha256 and "

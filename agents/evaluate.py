@@ -4,9 +4,10 @@ Results are JSON lines, one per (task, sample), appended and flushed as episodes
 ``resume=True`` skips what the file already holds, so a killed run continues with nothing
 lost or duplicated. The configuration is recorded beside them before the first record
 (``agents/eval_config.py``) and a resume with another one is refused, so a file never mixes
-runs. The summary JSON beside it holds pass@k for every k <= n (reported only when every
-task has at least k samples), failure counts, ``target_use_rate``, the config, the
-dataset's hash and the code version.
+runs. Every sample of every task is drawn at one temperature, the agent's (its preset's unless
+set; 0, greedy, only when asked), whatever ``n``, and the config records it. The summary JSON
+beside it holds pass@k for every k <= n (reported only when every task has at least k samples),
+failure counts, ``target_use_rate``, the config, the dataset's hash and the code version.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from agents.eval_config import ResultsExistError, check_resume, eval_config, record_config
 from agents.jsonl import cut_torn_tail
+from agents.learner import evaluation_session
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
 
@@ -150,7 +152,7 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
     if out_path.exists() and out_path.stat().st_size and not resume:
         raise ResultsExistError(f"{out_path} already holds results; pass resume=True (--resume) to continue it, "
                               "or choose another --out")
-    temperature = agent.temperature if n == 1 else agent.sample_temperature
+    temperature = agent.temperature  # one temperature whatever n: pass@1 means the same at n = 1 and n = 5
     config = eval_config(agent, env, split=split, mode=mode, n=n, limit=limit, functions=functions,
                          temperature=temperature, code_version=_code_version())
     if resume:
@@ -170,8 +172,10 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
                 os.fsync(handle.fileno())
                 bar.advance(trajectory.passed)
 
-        # closed book for the whole run: env.docs* raise whatever a learner kept from evolve
-        with bar, (env.closed_book() if phase == "test" else contextlib.nullcontext()):
+        # closed book for the whole run: env.docs* raise whatever a learner kept from evolve; a learner
+        # that learns at test time holds what each task sees still for the whole run (evaluation_session)
+        with bar, (env.closed_book() if phase == "test" else contextlib.nullcontext()), \
+                evaluation_session(agent.learner):
             agent.run_episodes(env, pending, phase=phase, mode=mode, temperature=temperature, on_done=write)
     selected = {t.task_id for t in tasks}  # a resumed file may hold more tasks or samples than this run asks
     records = [r for r in read_results(out_path).values() if r["task_id"] in selected and int(r["sample"]) < n]

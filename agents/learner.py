@@ -9,10 +9,16 @@ may set (``limit``, ``gather_model``, ``state_dir``) are declared once here, wit
 (as trl's configs carry it), so ``sebench learners`` can list them and ``Agent.evolve(env,
 limit=N)`` can honour ``limit`` for any learner. ``parametric`` says whether the learner
 trains weights (and then writes a model directory, ``config.model_dir``).
+
+A learner that changes at test time (ACE online) may also offer ``evaluation()``, a context
+manager ``evaluate`` holds open for the whole run (``evaluation_session``): what a task's prompt
+shows must not depend on how far its own samples, or other tasks, have got.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -27,6 +33,25 @@ if TYPE_CHECKING:
 def setting(default: Any, help: str) -> Any:  # noqa: A002 - the word trl's configs use
     """A config field with its help text: ``max_steps: int = setting(8, "optimiser steps")``."""
     return field(default=default, metadata={"help": help})
+
+
+SELF_GATHERED = (None, "", "self")  # gather_model values that mean the agent's own model
+
+
+def teacher_of(gather_model: str | None, own: str | None = None) -> str | None:
+    """The teacher a learner gathered its train data with (``reference``, a backend name), None
+    when the agent's own model gathered it: ``self`` / None, or ``own`` (the agent's model) by name
+    or served by vLLM (``vllm:<own>``, the same weights on a faster engine). A row trained on a
+    teacher's answers is distillation, not the paper's self-gathered learner, so the comparisons
+    and the report name it after the teacher (``teacher_label``)."""
+    if gather_model in SELF_GATHERED or (own is not None and str(gather_model).removeprefix("vllm:") == str(own)):
+        return None
+    return str(gather_model)
+
+
+def teacher_label(name: str, teacher: str | None) -> str:
+    """``closed-sft (teacher: reference)`` for a teacher-trained row, the bare name otherwise."""
+    return f"{name} (teacher: {teacher})" if teacher else name
 
 
 @dataclass
@@ -114,3 +139,15 @@ class Learner(Protocol):
     def save(self, path) -> None: ...
 
     def load(self, path) -> None: ...
+
+
+@contextlib.contextmanager
+def evaluation_session(learner: Learner | None) -> Iterator[None]:
+    """The learner's ``evaluation()`` context for the whole of one evaluation, if it has one (an
+    optional part of the protocol: learners that never change at test time need none)."""
+    session = getattr(learner, "evaluation", None)
+    if session is None:
+        yield
+        return
+    with session():
+        yield

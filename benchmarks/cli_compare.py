@@ -56,7 +56,9 @@ def sft_compare_command(
     n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
     limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
     probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
-    gather_model: str = typer.Option("reference", "--gather-model", help="Teacher for the trajectories."),
+    gather_model: str | None = typer.Option(None, "--gather-model", help="Who answers the train tasks: default the "
+                                            "model itself (the paper's rejection sampling); reference (or a backend) "
+                                            "is a teacher, and the rows it trained say so in their names."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable)."),
 ) -> None:
@@ -93,9 +95,12 @@ def rl_compare_command(
     n: int = typer.Option(4, "--n", help="Samples per test task (pass@k for k <= n)."),
     limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
     probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
-    gather_model: str = typer.Option("reference", "--gather-model", help="Closed-SFT's teacher."),
+    gather_model: str | None = typer.Option(None, "--gather-model", help="Who answers Closed-SFT's (and "
+                                            "Closed-SFT-RL's SFT stage's) train tasks: default the model itself; "
+                                            "reference (or a backend) is a teacher, named in those rows."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
-    settings: list[str] = typer.Option([], "--set", help="RL setting KEY=VALUE for every RL learner (repeatable)."),
+    settings: list[str] = typer.Option([], "--set", help="RL setting KEY=VALUE for every RL learner, or "
+                                       "LEARNER.KEY=VALUE for one (closed-sft-rl.sft_seed=1); repeatable."),
 ) -> None:
     """The RL Gap: recall and closed-book pass@k of every RL learner against base and Closed-SFT."""
     from benchmarks.cli import _load_env as load_env

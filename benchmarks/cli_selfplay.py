@@ -120,7 +120,9 @@ def selfplay_compare_command(
     n: int = typer.Option(2, "--n", help="Samples per test task (pass@k for k <= n)."),
     limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
     probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
-    gather_model: str = typer.Option("reference", "--gather-model", help="Closed-SFT's teacher."),
+    gather_model: str | None = typer.Option(None, "--gather-model", help="Who answers Closed-SFT's train tasks: "
+                                            "default the model itself; reference (or a backend) is a teacher, "
+                                            "named in its row."),
     max_tokens: int = typer.Option(160, "--max-tokens"),
     settings: list[str] = typer.Option([], "--set", help="Self-play setting KEY=VALUE (repeatable), for each "
                                                          "self-play learner."),

@@ -20,6 +20,7 @@ from agents.models.dtype import resolve_dtype
 from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run, learner_overrides
 from envs.zwc import ZWCEnv
+from learners.base import learner_teacher
 
 NOTES = ("rules", "bullets", "curations_parsed", "updates", "stored_trajectories", "solved", "gathered_with",
          "generated_with", "warnings")  # evolve details worth a line in the report
@@ -30,6 +31,7 @@ class LearnerResult:
     learner: str
     evolve: EvolveReport
     evaluation: EvalReport
+    teacher: str | None = None  # who answered its train tasks when not the agent's model: named in the tables
 
 
 def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, split: str = "single_test",
@@ -59,11 +61,12 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         close = getattr(agent.learner, "close", None)
         if close is not None:
             close()  # and its store lets go of its files (the run directory keeps them)
-        results.append(LearnerResult(name, evolve, evaluation))
+        results.append(LearnerResult(name, evolve, evaluation, learner_teacher(agent.learner, model)))
     config = {"model": model, "split": split, "limit": limit, "train_limit": train_limit,
               "gather_model": gather_model, "n": n, "max_tokens": max_tokens, "settings": settings or {},
               "dtype": resolve_dtype(dtype), "usage": env.usage, "zwc": env.mapping.origin,
               "code_version": _code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     report_comparison(out, {"config": config, "results": [{"learner": r.learner, "evolve": asdict(r.evolve),
-                                                           "evaluation": asdict(r.evaluation)} for r in results]})
+                                                           "evaluation": asdict(r.evaluation), "teacher": r.teacher}
+                                                          for r in results]})
     return results

@@ -99,6 +99,8 @@ def rate_cell(est: Estimate) -> str:
 
 
 def anchor_cell(anchors: dict, table: str, name: str, split: str) -> str:
+    """The paper's figure for the row ``name``; a teacher-trained row's label finds none (the paper's
+    rows gathered their own data), so a dash stands beside it."""
     entry = anchors.get(table, {}).get("none" if name == "base" else name)
     value = entry.get(split) if entry else None
     if value is None:
@@ -142,7 +144,7 @@ def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None
         header += [f"{split} pass@1 [exact 95%]", f"{split} pass@k"]
     header += ["paper single", "paper multi", "tasks", "ZWC builds"]
     table, bars = Table(header, []), []
-    for (name, model), group in _groups(rows, lambda e: (e.name, e.model)).items():
+    for (name, model), group in _groups(rows, lambda e: (e.label, e.model)).items():  # a teacher's row: its own
         cells, tasks = [name, model], []
         for split_key, split in SPLIT_NAMES.items():
             members = [e for e in group if e.split == split_key]
@@ -203,7 +205,7 @@ def rows_section(evaluations: list[Evaluation], anchors: dict, role: str, verdic
     header = ["model", "base model", "recall (all)", "recall (trained fns)", "pass@1 [exact 95%]", "pass@k",
               *(name for name, _ in columns), "paper single", "paper multi", "tasks", "ZWC builds"]
     table, bars = Table(header, []), []
-    for (name, model), group in _groups(rows, lambda e: (e.name, e.model)).items():
+    for (name, model), group in _groups(rows, lambda e: (e.label, e.model)).items():
         one, top = _pass_cells(group)
         cells = [name, model, _mean([e.extra.get("recall") for e in group]),
                  _mean([e.extra.get("trained_recall") for e in group]), rate_cell(one),
@@ -270,9 +272,9 @@ def taxonomy_section(evaluations: list[Evaluation]) -> tuple[Section, list[tuple
     series = []
     for e, counts in per:
         samples = len(e.records) or e.summary.get("n_samples", 0)
-        table.rows.append([e.role, e.name, e.model, e.split, e.mode, e.build_label, str(samples),
+        table.rows.append([e.role, e.label, e.model, e.split, e.mode, e.build_label, str(samples),
                            percent(target_use_rate(e)), *(str(counts.get(c, 0)) for c in columns)])
-        label = f"{e.role}: {e.name}, {e.model} ({SPLIT_NAMES.get(e.split, e.split)}, {e.build_label})"
+        label = f"{e.role}: {e.label}, {e.model} ({SPLIT_NAMES.get(e.split, e.split)}, {e.build_label})"
         taken = sum(existing.startswith(label) for existing, _ in series)
         series.append((label + (f" #{taken + 1}" if taken else ""), counts))  # a bar per evaluation
     notes = ["Outcomes per sample, in the grader's order of precedence (envs/zwc/failure.py); "
@@ -300,7 +302,7 @@ def budget_points(evaluations: list[Evaluation]) -> list[dict]:
         if e.role in ("sft", "rl") and isinstance(e.extra.get("trained_recall"), int | float):
             steps = (e.extra.get("train") or {}).get("steps", 0 if e.name == "base" else None)
             if isinstance(steps, int | float):
-                points.append({"name": e.name, "kind": e.role, "steps": steps, "build": e.build_label,
+                points.append({"name": e.label, "kind": e.role, "steps": steps, "build": e.build_label,
                                "trained_recall": 100 * e.extra["trained_recall"],
                                "pass_at_1": 100 * (estimate([e], 1).point or 0.0)})
     return points

@@ -16,7 +16,18 @@ counts a comparison's summary keeps; a row with neither makes its findings incon
 
 from __future__ import annotations
 
-from benchmarks.findings import PAPER_FINDINGS, FindingGroup, GroupVerdict, Verdict, group_text, judge, learner_vs
+from dataclasses import replace
+
+from benchmarks.findings import (
+    PAPER_FINDINGS,
+    Finding,
+    FindingGroup,
+    GroupVerdict,
+    Verdict,
+    group_text,
+    judge,
+    learner_vs,
+)
 from benchmarks.paired_stats import Counts, RowTasks, counts_of, pool
 from benchmarks.report_runs import Evaluation
 from benchmarks.report_stats import task_samples
@@ -108,7 +119,16 @@ def table_row(label: str, g: GroupVerdict, v: Verdict, part: int, anchors: dict,
     numbers = ["—", paper, "—", "—", "—", "—"] if d is None else [
         f"{100 * d.point:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]", paper, str(d.n_tasks), str(d.samples),
         f"{d.seeds_a}, {d.seeds_b}", "—" if d.mde is None else f"{100 * d.mde:.1f}"]
-    return [title, v.finding.claim, word, *numbers, _versions(evaluations, (v.finding.a, v.finding.b))]
+    return [title, labelled_claim(v.finding, evaluations), word, *numbers,
+            _versions(evaluations, (v.finding.a, v.finding.b))]
+
+
+def labelled_claim(finding: Finding, evaluations: list[Evaluation]) -> str:
+    """The claim with each row under its table name: a row trained on a teacher's answers says so
+    (``closed-sft (teacher: reference) minus open-sft (teacher: reference) > 0``), since it is not the
+    paper's self-gathered row."""
+    labels = {e.name: e.label for e in evaluations if e.name in (finding.a, finding.b) and e.label != e.name}
+    return replace(finding, a=labels.get(finding.a, finding.a), b=labels.get(finding.b, finding.b)).claim
 
 
 def findings_table(evaluations: list[Evaluation], anchors: dict) -> tuple[list[list[str]], list[str]]:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.learner import teacher_label, teacher_of
 from sebench.errors import SebenchError
 
 SPLIT_NAMES = {"single_test": "single", "multiple_test": "multi"}
@@ -64,7 +65,13 @@ class Evaluation:
     results_path: Path | None
     run: Path
     slot: str = ""
-    extra: dict = field(default_factory=dict)  # recall, trained_recall, train, per_task (sft, rl, self-play rows)
+    extra: dict = field(default_factory=dict)  # recall, trained_recall, train, per_task, teacher (trained rows)
+
+    @property
+    def label(self) -> str:
+        """The row's name in the tables: a row trained on a teacher's answers says so
+        (``closed-sft (teacher: reference)``); ``name`` stays the key findings and files use."""
+        return teacher_label(self.name, self.extra.get("teacher"))
 
     @property
     def config(self) -> dict:
@@ -184,7 +191,8 @@ def _read_compare(path: Path) -> Run:
     for i, result in enumerate(_field(data, "results", source)):
         learner = _field(result, "learner", source, f" in results[{i}]")
         summary = _field(result, "evaluation", source, f" in results[{i}]")
-        evaluations.append(_evaluation(summary, source, path, learner, "learner", [path / learner / "closed.jsonl"]))
+        evaluations.append(_evaluation(summary, source, path, learner, "learner", [path / learner / "closed.jsonl"],
+                                       extra={"teacher": result.get("teacher")}))
     evolve = {r["learner"]: r.get("evolve", {}) for r in data["results"]}
     return Run("compare", path, data.get("config", {}), evaluations, {"evolve": evolve})
 
@@ -208,7 +216,8 @@ def _read_rows(path: Path, role: str) -> Run:
     for i, row in enumerate(_field(data, "rows", source)):
         name = _field(row, "name", source, f" in rows[{i}]")
         summary = _field(row, "evaluation", source, f" in rows[{i}]")
-        extra = {k: row.get(k) for k in ("recall", "trained_recall", "recall_with_aliases", "train", "per_task")}
+        extra = {k: row.get(k) for k in ("recall", "trained_recall", "recall_with_aliases", "train", "per_task",
+                                         "teacher")}
         extra["rounds"] = rounds.get(name) or []
         folders = [path / name / "closed.jsonl", path / name.replace("@", "_") / "closed.jsonl"]
         evaluations.append(_evaluation(summary, source, path, name, role, folders, extra=extra))
@@ -251,7 +260,8 @@ def _eval_summaries(path: Path, depth: int = 1) -> list[Path]:
     return sorted(found)
 
 
-def _eval_evaluations(path: Path, learner: str | None = None, depth: int = 1) -> list[Evaluation]:
+def _eval_evaluations(path: Path, learner: str | None = None, depth: int = 1,
+                      teacher: str | None = None) -> list[Evaluation]:
     """Evaluations of ``sebench eval``. Inside an evolve run (``learner`` given) they are that
     learner's; alone, the reference model and the open / NumPy modes are design-validation runs."""
     evaluations = []
@@ -263,7 +273,8 @@ def _eval_evaluations(path: Path, learner: str | None = None, depth: int = 1) ->
             slot = "reference" if summary.get("model") == "reference" else summary.get("mode", "")
             evaluations.append(_evaluation(summary, summary_path, path, slot, "validation", [results], slot=slot))
         else:
-            evaluations.append(_evaluation(summary, summary_path, path, name, "learner", [results]))
+            evaluations.append(_evaluation(summary, summary_path, path, name, "learner", [results],
+                                           extra={"teacher": teacher}))
     return evaluations
 
 
@@ -278,7 +289,13 @@ def _read_evolve(path: Path) -> Run:
     report = _load_json(path / "report.json")
     learner = _field(report, "learner", path / "report.json")
     config = _load_json(path / "run.json") if (path / "run.json").is_file() else {"learner": learner}
-    return Run("evolve", path, config, _eval_evaluations(path, learner=learner), {"evolve": {learner: report}})
+    details = report.get("details") or {}
+    # who gathered its data: recorded since issue 39; before, the settings, or a reference gatherer's name
+    gathered = (config.get("settings") or {}).get("gather_model")
+    teacher = (details.get("teacher") or teacher_of(gathered, config.get("model"))
+               or ("reference" if details.get("gathered_with") == "reference" else None))
+    return Run("evolve", path, config, _eval_evaluations(path, learner=learner, teacher=teacher),
+               {"evolve": {learner: report}})
 
 
 KINDS: dict[str, RunKind] = {kind.name: kind for kind in (

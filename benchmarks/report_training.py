@@ -83,7 +83,8 @@ TRAIN_COLUMNS: dict[str, list[Column]] = {
            ("peak MB", _value("peak_memory_mb")),
            ("train s", _value("train_seconds", "seconds"))],
     "selfplay": [("rounds", lambda e: str(len(_rounds(e))) if _rounds(e) else "—"), ("accepted / proposed", _accepted),
-                 ("kept / trained on", _kept), ("train s", _value("train_seconds", "seconds"))],
+                 ("kept / trained on", _kept), ("too long, dropped", _value("too_long_dropped")),
+                 ("train s", _value("train_seconds", "seconds"))],
 }
 TITLES = {"sft": "SFT: Open-SFT vs Closed-SFT", "rl": "RL ablations (the RL Gap)",
           "selfplay": "Self-play: SFT self-play vs Absolute-Zero"}
@@ -96,12 +97,24 @@ def reward_curves(rows: list[Evaluation]) -> list[Curve]:
         rewards = _train(e).get("reward_per_rollout") or []
         if rewards:
             per = max(1, int(_train(e).get("steps") or len(rewards)) // len(rewards))  # steps per rollout batch
-            curves.append(Curve(e.name, [per * i for i in range(len(rewards))], [100 * r for r in rewards]))
+            curves.append(Curve(e.label, [per * i for i in range(len(rewards))], [100 * r for r in rewards]))
     return curves
 
 
 ROUND_HEADER = ["learner", "round", "proposals", "accepted", "acceptance", "rejections by reason", "solve rate",
-                "learnability", "seconds"]
+                "learnability", "too long, dropped", "seconds"]
+
+
+def _dropped(record: dict) -> str:
+    """How many of the round's training examples exceeded their role's token budget (SFT self-play:
+    solutions over max_length, proposer targets over proposer_max_length); - where it trains none."""
+    extra = record.get("extra") or {}
+    if "too_long_dropped" not in extra:
+        return "-"
+    total = extra["too_long_dropped"] or 0
+    roles = [f"{extra[k]} {name}" for k, name in (("dropped_solutions", "solutions"),
+                                                  ("dropped_proposer_targets", "proposals")) if extra.get(k)]
+    return f"{total}" + (f" ({', '.join(roles)})" if total and roles else "")
 
 
 def round_lines(runs: list[Run]) -> tuple[list[list[str]], list[Curve], list[str]]:
@@ -115,7 +128,7 @@ def round_lines(runs: list[Run]) -> tuple[list[list[str]], list[Curve], list[str
                 lines.append([name, str(x["round"]), str(x["proposals"]), str(x["accepted"]),
                               f"{100 * x['acceptance_rate']:.0f}%", rejected,
                               "-" if x["solve_rate"] is None else f"{x['solve_rate']:.2f}",
-                              "-" if x["learnability"] is None else f"{x['learnability']:.2f}",
+                              "-" if x["learnability"] is None else f"{x['learnability']:.2f}", _dropped(x),
                               f"{x['seconds']:.0f}"])
             solved = [(x["round"], 100 * x["solve_rate"]) for x in records if x["solve_rate"] is not None]
             if solved:

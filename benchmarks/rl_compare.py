@@ -24,9 +24,10 @@ from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from benchmarks.findings import RL_GAP, comparison_verdict
 from benchmarks.report import report_comparison
-from benchmarks.runs import evolve_run
+from benchmarks.runs import evolve_run, learner_overrides
 from benchmarks.sft_compare import SFTRow, measure, row_summary, row_tasks
 from envs.zwc import ZWCEnv
+from learners.base import learner_teacher
 from learners.rl import PRESETS
 from sebench.errors import SettingError
 
@@ -48,11 +49,13 @@ def parse_learner(spec: str) -> tuple[str, str | None]:
 
 def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b",
                learners: tuple[str, ...] = DEFAULT_LEARNERS, train_limit: int = 8, steps: int = 8,
-               sft_steps: int = 8, n: int = 4, limit: int | None = None, gather_model: str | None = "reference",
+               sft_steps: int = 8, n: int = 4, limit: int | None = None, gather_model: str | None = None,
                max_tokens: int = 160, settings: dict | None = None, probe_limit: int | None = None,
                dtype: str = "auto") -> list[SFTRow]:
-    """``settings`` go to every RL learner (and to nothing else); ``sft_steps`` is Closed-SFT's
-    budget, for its own row and for the first stage of Closed-SFT-RL."""
+    """``settings`` go to every RL learner (and to nothing else): ``KEY`` to each, ``LEARNER.KEY`` to
+    that one (``closed-sft-rl.sft_seed``, the seed of its SFT stage); ``sft_steps`` is Closed-SFT's
+    budget, for its own row and for the first stage of Closed-SFT-RL; ``gather_model`` answers their
+    SFT data (None: the model itself, the paper's; a teacher names those rows after it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     specs = [(spec, *parse_learner(spec)) for spec in learners]
@@ -69,14 +72,15 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
         if name in SFT_NAMES:
             config |= {"gather_model": gather_model, "max_steps": sft_steps}
         else:
-            config |= {"max_steps": steps, **(settings or {})}
+            config |= {"max_steps": steps, **learner_overrides(settings or {}, name)}
             if preset:
                 config["preset"] = preset
             if name == "closed-sft-rl":
                 config |= {"gather_model": gather_model, "sft_max_steps": sft_steps}
         agent, report = evolve_run(env, name, folder, model=model, settings=config, max_tokens=max_tokens, dtype=dtype)
         train = dict(getattr(agent.learner, "train_result", None) or report.details)
-        rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder))
+        rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder,
+                            teacher=learner_teacher(agent.learner, model)))
         agent.close()  # its batcher's thread and the registry let go of the model
         del agent  # the trainer holds reference cycles: collect them before the next row trains
         gc.collect()

@@ -34,6 +34,7 @@ from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run, learner_overrides
 from benchmarks.sft_compare import SFTRow, measure, row_summary, row_tasks
 from envs.zwc import ZWCEnv
+from learners.base import learner_teacher
 from sebench.errors import SettingError
 
 SELFPLAY = ("closed-sft-self", "open-sft-self", "absolute-zero")
@@ -59,9 +60,10 @@ def learner_settings(name: str, train_limit: int, sft_steps: int, rounds: int, p
 def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b",
                      learners: tuple[str, ...] = DEFAULT_LEARNERS, train_limit: int = 8, rounds: int = 2,
                      proposals: int = 8, sft_steps: int = 8, n: int = 2, limit: int | None = None,
-                     probe_limit: int | None = None, gather_model: str | None = "reference",
+                     probe_limit: int | None = None, gather_model: str | None = None,
                      max_tokens: int = 160, settings: dict | None = None, dtype: str = "auto") -> list[SFTRow]:
-    """Measure base and each learner's model; ``settings`` go to the self-play learners only."""
+    """Measure base and each learner's model; ``settings`` go to the self-play learners only;
+    ``gather_model`` is Closed-SFT's (None: the model itself; a teacher names its row after it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     configs = {name: learner_settings(name, train_limit, sft_steps, rounds, proposals, gather_model,
@@ -82,7 +84,9 @@ def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-code
             agent, report = evolve_run(env, name, folder, model=model, settings=configs[name],
                                        max_tokens=max_tokens, dtype=dtype)
             train = dict(getattr(agent.learner, "train_result", None) or report.details)
-            return _measured(name, agent, train, env, out, functions, numpy_paths, n, limit, probe_limit, folder)
+            row = _measured(name, agent, train, env, out, functions, numpy_paths, n, limit, probe_limit, folder)
+            row.teacher = learner_teacher(agent.learner, model)
+            return row
 
         try:
             rows.append(_row(name, folder, {**common, "settings": configs[name]}, run))
@@ -122,7 +126,8 @@ def _row(name: str, folder: Path, config: dict, make) -> SFTRow:
 def row_to_dict(row: SFTRow) -> dict:
     probe = {k: v for k, v in asdict(row.probe).items() if k != "answers"}  # the answers stay in probe.json
     return {"name": row.name, "probe": probe, "trained_recall": row.trained_recall,
-            "evaluation": asdict(row.evaluation), "train": row.train, "per_task": row.per_task}
+            "evaluation": asdict(row.evaluation), "train": row.train, "per_task": row.per_task,
+            "teacher": row.teacher}
 
 
 def row_from_dict(data: dict) -> SFTRow:
@@ -131,7 +136,7 @@ def row_from_dict(data: dict) -> SFTRow:
     evaluation = dict(data["evaluation"])
     evaluation["pass_at"] = {int(k): v for k, v in evaluation["pass_at"].items()}
     return SFTRow(data["name"], ProbeReport(**data["probe"]), data["trained_recall"], EvalReport(**evaluation),
-                  data["train"], data.get("per_task"))
+                  data["train"], data.get("per_task"), data.get("teacher"))
 
 
 def rounds_of(folder: Path) -> list[dict]:

@@ -7,7 +7,9 @@ single_test tasks of the trained functions. Training throughput and peak memory 
 the runs themselves. Writes ``OUT/summary.json`` and the report ``sebench report`` makes of it
 (``report.md``, ``report.html``, plots: the SFT table with intervals, recall against steps);
 each learner's state and model under ``OUT/<learner>/``, so a rerun after a kill does not redo
-a finished collection or training (training resumes from its last checkpoint).
+a finished collection or training (training resumes from its last checkpoint). Each model
+gathers its own open-book rollouts, as the paper's; a row trained on a teacher's answers
+(``--gather-model reference``) carries the teacher in its name in every table.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from benchmarks.report_runs import build_key, read_records
 from benchmarks.report_stats import task_samples
 from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
+from learners.base import learner_teacher, teacher_label
 
 
 @dataclass
@@ -37,13 +40,21 @@ class SFTRow:
     evaluation: EvalReport
     train: dict             # the learner's train_result (empty for the base model)
     per_task: dict[str, list[int]] | None = None  # task_id -> [samples, passes]; None: not kept (old rows)
+    teacher: str | None = None  # who gathered its train data when not the model itself (learners.base.learner_teacher)
+
+    @property
+    def label(self) -> str:
+        """The row's name in tables: ``closed-sft (teacher: reference)`` for a teacher-trained row."""
+        return teacher_label(self.name, self.teacher)
 
 
 def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", learners=("closed-sft", "open-sft"),
                 train_limit: int = 48, steps: int = 60, n: int = 4, limit: int | None = None,
-                gather_model: str | None = "reference", max_tokens: int = 160, settings: dict | None = None,
+                gather_model: str | None = None, max_tokens: int = 160, settings: dict | None = None,
                 probe_limit: int | None = None, dtype: str = "auto") -> list[SFTRow]:
-    """``dtype`` is the models' for probing and evaluation, and the trainers' unless ``settings`` sets one."""
+    """``dtype`` is the models' for probing and evaluation, and the trainers' unless ``settings`` sets one.
+    ``gather_model``: None, the paper's (each model gathers its own open-book rollouts); a teacher
+    (``reference``) names the rows it trained (``closed-sft (teacher: reference)``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     functions = sorted({f for t in env.tasks("train")[:train_limit] for f in t.selected_functions})
@@ -56,7 +67,7 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
                               settings={"limit": train_limit, "gather_model": gather_model, "max_steps": steps,
                                         "dtype": dtype, **(settings or {})})
         rows.append(measure(name, agent, env, out, functions, numpy_paths, n, limit, agent.learner.train_result,
-                            probe_limit))
+                            probe_limit, teacher=learner_teacher(agent.learner, model)))
         agent.close()
     config = {"model": model, "train_limit": train_limit, "steps": steps, "n": n, "limit": limit,
               "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
@@ -69,7 +80,8 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
 
 
 def measure(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str], numpy_paths: set[str], n: int,
-            limit: int | None, train: dict, probe_limit: int | None, folder: Path | None = None) -> SFTRow:
+            limit: int | None, train: dict, probe_limit: int | None, folder: Path | None = None,
+            teacher: str | None = None) -> SFTRow:
     """Probe ``agent``'s model for API recall and evaluate it closed-book on the trained functions;
     both land in ``folder`` (default OUT/NAME), the run directory of the row."""
     folder = folder or out / name
@@ -81,7 +93,7 @@ def measure(name: str, agent: Agent, env: ZWCEnv, out: Path, functions: list[str
                                 functions=functions)
     records = read_records(results, n)
     per_task = {task: [samples, passes] for task, (samples, passes) in task_samples(records).items()}
-    return SFTRow(name, report, report.recall_on(numpy_paths), evaluation, train, per_task)
+    return SFTRow(name, report, report.recall_on(numpy_paths), evaluation, train, per_task, teacher)
 
 
 def row_tasks(row: SFTRow) -> RowTasks | None:
@@ -103,4 +115,4 @@ def row_summary(row: SFTRow) -> dict:
     report reads (``benchmarks/report_runs.py``)."""
     return {"name": row.name, "recall": row.probe.recall, "trained_recall": row.trained_recall,
             "recall_with_aliases": row.probe.recall_with_aliases, "evaluation": asdict(row.evaluation),
-            "train": row.train, "per_task": row.per_task}
+            "train": row.train, "per_task": row.per_task, "teacher": row.teacher}

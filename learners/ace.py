@@ -17,18 +17,21 @@ The playbook (ids, order, counters) is saved as JSON, the store through its own 
 Offline mode (``evolve``): epochs over the train slice, the best playbook on a held-out
 validation slice (closed-book pass rate) kept. Online mode (``online=True``): each *test*
 episode seen by ``observe`` also updates the playbook — it sees test feedback, so report it
-apart from offline numbers. The samples of one test task that are under way together see the
-playbook as it was when the first of them asked, so the n samples behind pass@k stay
-independent of each other (evaluation starts a task's samples together; a sample started after
-all earlier ones of its task finished, as with n above the agent's concurrency, sees their
-updates); a later task, or a later evaluation, sees what the earlier ones taught.
+apart from offline numbers. Within one ``evaluate`` (``evaluation()``, which it holds open for the
+whole run) every sample of a test task sees the playbook as it was when the first of them asked,
+however many samples run at once and however long the run: the n samples behind pass@k stay
+independent of each other, whatever ``concurrency``. A task first asked later sees what the earlier
+tasks taught, and so does a later evaluation. Outside an evaluation (episodes run by hand) the
+snapshot lasts while samples of the task are under way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -108,6 +111,7 @@ class AceLearner:
         self._stored: dict[str, str] = {}  # bullet id -> the text the store holds for it
         self._lock = threading.RLock()
         self._shown: dict[str, list] = {}  # online: task -> [the playbook its samples see, samples under way]
+        self._frozen: dict[str, str] | None = None  # online, inside evaluate: task -> its snapshot, for the run
 
     @property
     def playbook(self) -> Playbook:
@@ -121,11 +125,17 @@ class AceLearner:
     def context(self, obs: Observation) -> str:
         parts = []
         with self._lock:
-            rendered = self._render_for(obs.question)
-            if self.config.online and obs.phase == "test":  # sample s+1 must not see what sample s taught
-                shown = self._shown.setdefault(obs.task_id, [rendered, 0])
-                shown[1] += 1
-                rendered = shown[0]
+            online = self.config.online and obs.phase == "test"  # sample s+1 must not see what sample s taught
+            if online and self._frozen is not None:  # inside evaluate: the task's snapshot, for the whole run
+                if obs.task_id not in self._frozen:
+                    self._frozen[obs.task_id] = self._render_for(obs.question)
+                rendered = self._frozen[obs.task_id]
+            else:
+                rendered = self._render_for(obs.question)
+                if online:
+                    shown = self._shown.setdefault(obs.task_id, [rendered, 0])
+                    shown[1] += 1
+                    rendered = shown[0]
         if rendered:
             parts.append("Playbook (cite the ids of the bullets you use, like [str-00001]):\n" + rendered)
         note = self.retry_notes.get(obs.task_id)
@@ -143,6 +153,19 @@ class AceLearner:
                 shown[1] -= 1
                 if shown[1] <= 0:  # every sample that saw this snapshot is done: the next run sees the playbook
                     del self._shown[trajectory.task_id]
+
+    @contextlib.contextmanager
+    def evaluation(self) -> Iterator[None]:
+        """Held open by ``evaluate`` for its whole run: each test task's playbook snapshot, taken when
+        the task is first asked, stays what all of its samples see until the run ends (online
+        updates still happen, and show in tasks first asked after them)."""
+        with self._lock:
+            outer, self._frozen = self._frozen, {}
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._frozen = outer
 
     def bind(self, model) -> None:
         """The model that plays Reflector and Curator (the agent's, by default)."""

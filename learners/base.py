@@ -16,12 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agents.learner import EvolveReport, Learner, LearnerConfig
+from agents.learner import SELF_GATHERED, EvolveReport, Learner, LearnerConfig, teacher_label, teacher_of
 from envs.zwc import Observation
 from sebench.errors import SebenchError
 
 __all__ = ["EvolveReport", "Learner", "LearnerStateError", "NoLearner", "gathering_agent", "load_state",
-           "progress_bar", "save_state", "warn_empty"]
+           "learner_teacher", "progress_bar", "save_state", "teacher_label", "teacher_of", "warn_empty"]
 
 
 class ProgressCallback:
@@ -140,15 +140,29 @@ def load_state(path, name: str, filename: str = "learner.json") -> dict[str, Any
     return state
 
 
+def learner_teacher(learner: Any, own: str | None = None) -> str | None:
+    """The teacher behind a learner's train data, None when the agent's own model (``own``) made it
+    all: its ``gather_model`` (Closed-SFT-RL: its SFT stage's), and for SFT self-play its
+    ``proposer_model`` too. The comparisons name a row after it (``teacher_label``)."""
+    for part in (learner, getattr(learner, "sft", None)):
+        config = getattr(part, "config", None)
+        for key in ("gather_model", "proposer_model"):
+            teacher = teacher_of(getattr(config, key, None), own)
+            if teacher is not None:
+                return teacher
+    return None
+
+
 def gathering_agent(agent, gather_model: str | None, learner: Learner | None = None, **overrides: Any):
     """The agent that answers train tasks during ``evolve``: ``agent``'s own model (``gather_model``
     None or ``self``) or another backend (``reference``, a name, ``openai:...``), with ``agent``'s
-    sampling settings; ``learner`` sees its episodes (``observe``)."""
+    sampling settings (its temperature and seed: a seeded gathering is reproducible); ``learner``
+    sees its episodes (``observe``)."""
     from agents import Agent
 
-    own = gather_model in (None, "self")
+    own = gather_model in SELF_GATHERED
     settings = {"max_tokens": agent.max_tokens, "max_turns": agent.max_turns, "concurrency": agent.concurrency,
-                "sample_temperature": agent.sample_temperature, "dtype": agent.dtype,
+                "temperature": agent.temperature, "dtype": agent.dtype, "seed": getattr(agent, "seed", 0),
                 "engine": getattr(agent, "engine", "auto"), **overrides}
     return Agent(model=agent.model if own else gather_model, learner=learner, **settings)
 

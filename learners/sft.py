@@ -1,7 +1,11 @@
 """Open-SFT and Closed-SFT (SE-Bench §4): fine-tune on rejection-sampled open-book trajectories.
 
 Both learners collect the same data (``learners.sft_data.collect``: train tasks, docs in the
-prompt, passing answers only) and train with trl (``learners.sft_train.train_sft``). They
+prompt, passing answers only) and train with trl (``learners.sft_train.train_sft``). By default
+the agent's own model answers (rejection sampling, as the paper gathers); ``gather_model`` names a
+teacher instead (``reference``: one verified solution per task, which needs no capable model but
+is distillation, not the paper's Closed-SFT: the comparisons name such a row after its teacher,
+``closed-sft (teacher: reference)``, ``learners.base.teacher_of``). They
 differ in one thing: Open-SFT trains on (prompt *with* the docs, response), Closed-SFT on
 (the same prompt *without* the docs, the same response). The paper finds the first gives 0%
 closed-book and the second does not (the Open-Book Paradox): the docs in the prompt let the
@@ -23,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
-from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state
+from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state, teacher_of
 from learners.sft_data import collect, write_report
 from learners.sft_train import SFTSettings, train_sft
 from learners.training_run import RESULT_FILE, return_memory
@@ -44,9 +48,10 @@ class SFTLearnerConfig(ParametricConfig):
 
     limit: int | None = setting(48, "First N train tasks (None: the whole train split, as the paper).")
     samples: int = setting(1, "Rollouts per task; the passing ones are kept (rejection sampling).")
-    gather_model: str | None = setting("reference", "Who answers the train tasks: 'reference' (verified solutions, a "
-                                       "teacher that needs no strong model), any backend ('vllm:...', "
-                                       "'openai:...'), or 'self' / None for the agent's own model.")
+    gather_model: str | None = setting(None, "Who answers the train tasks: None / 'self' for the agent's own model "
+                                             "(the paper: its open-book rollouts, kept when they pass); a teacher: "
+                                             "'reference' (verified solutions) or any backend ('vllm:...', "
+                                             "'openai:...'), and the row is then named after it.")
     docs_chars: int | None = setting(1200, "Per-function doc budget in open prompts (paper: None, the whole doc).")
     max_tokens: int | None = setting(None, "Rollout answer length; None = the agent's.")
     collect_only: bool = setting(False, "Stop after collection (then train with accelerate launch -m "
@@ -118,12 +123,13 @@ class _SFTLearner(RunDirectories):
         if self.config.collect_only:
             return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
                                 details={"gathered_with": gatherer.name, "kept": report.in_file, "collect_only": True,
-                                         "data": str(data)})
+                                         "teacher": teacher_of(self.config.gather_model, str(base)), "data": str(data)})
         if agent.unload_model():  # the trainer loads its own copy
             return_memory()
         self.train_result = self._train(data, base)  # a finished training is returned, not redone
         agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
-        details = {"gathered_with": gatherer.name, "kept": report.in_file, "acceptance": round(report.acceptance, 3),
+        details = {"gathered_with": gatherer.name, "teacher": teacher_of(self.config.gather_model, str(base)),
+                   "kept": report.in_file, "acceptance": round(report.acceptance, 3),
                    **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
                                                              "dtype", "tokens_per_second", "peak_memory_mb",
                                                              "first_loss", "last_loss")},

@@ -41,6 +41,8 @@ class SFTSample(BaseModel):
     prompt_closed: list[dict[str, str]]
     completion: str
     source: str                     # the model that generated the response
+    role: str = "solver"            # whose turn it trains: "solver" (a task's answer) or "proposer" (a proposal,
+                                    # SFT self-play), each role with its own token budget (sft_train.train_sft)
 
     def as_prompt_completion(self, variant: str) -> dict:
         """trl's conversational prompt-completion row for ``open`` or ``closed``."""
@@ -106,7 +108,7 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
     by_id = {t.task_id: t for t in pending}
     finished: dict[str, list[Trajectory]] = {t.task_id: [] for t in pending}
     lock = threading.Lock()
-    temperature = agent.temperature if samples == 1 else agent.sample_temperature
+    temperature = agent.temperature  # rejection sampling: every attempt drawn at the agent's temperature
 
     with out.open("a") as handle, out.with_suffix(".done").open("a") as marker:
         def on_done(trajectory: Trajectory) -> None:

@@ -73,50 +73,69 @@ class TrainResult:
     last_loss: float | None = None
     model_dir: str = ""
     losses: list[float] = field(default_factory=list)
+    dropped_by_role: dict[str, int] = field(default_factory=dict)  # samples over their budget, per role
 
 
 class SamplesTooLong(DataError):
-    """Every sample is longer than ``max_length``: nothing to train on at this setting."""
+    """Every sample is longer than its budget (``max_length``, or its role's): nothing to train on."""
 
 
-def run_record(data: str | Path, base_model: str | Path, variant: str, settings: SFTSettings) -> dict:
+def run_record(data: str | Path, base_model: str | Path, variant: str, settings: SFTSettings,
+               role_max_length: dict[str, int] | None = None) -> dict:
     """What makes two SFT runs the same run: the data's content (not its path: a moved state
-    directory is the same run), the base model, the variant and the settings."""
+    directory is the same run), the base model, the variant, the settings and the roles' budgets."""
     digest = hashlib.sha256(Path(data).read_bytes()).hexdigest()[:16]
-    return {"variant": variant, "base": str(base_model), "data": digest, "settings": asdict(settings)}
+    record = {"variant": variant, "base": str(base_model), "data": digest, "settings": asdict(settings)}
+    return record | ({"role_max_length": dict(sorted(role_max_length.items()))} if role_max_length else {})
 
 
-def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int):
-    """The trl prompt-completion dataset of one variant, and how many samples were too long.
+def fitting_samples(data: str | Path, tokenizer, max_length: int,
+                    role_max_length: dict[str, int] | None = None) -> tuple[list, dict[str, int]]:
+    """The samples of ``data`` within their budget, and how many of each role were too long.
 
-    Both variants keep the same samples: one is dropped when its *open* (longer) prompt plus
-    completion exceeds ``max_length``, so Open- and Closed-SFT train on identical responses.
+    A sample's budget is its role's (``role_max_length``: SFT self-play's proposer examples carry
+    the docs and a worked example, ~2,000 tokens, where a solution is ~500) or ``max_length``. It is
+    judged on the *open* (longer) prompt plus completion, so Open- and Closed-SFT train on
+    identical responses.
     """
-    from datasets import Dataset
-
     from learners.sft_data import read_samples
 
     samples = read_samples(data)
     if not samples:
         raise DataError(f"{data}: no trajectories to train on (collection kept none; see its report)")
-    kept, too_long = [], 0
+    budgets = role_max_length or {}
+    kept, dropped = [], {}
     for sample in samples:
         text = tokenizer.apply_chat_template([*sample.prompt_open, {"role": "assistant", "content": sample.completion}],
                                              tokenize=False)
-        if len(tokenizer(text, add_special_tokens=False)["input_ids"]) > max_length:
-            too_long += 1
+        if len(tokenizer(text, add_special_tokens=False)["input_ids"]) > budgets.get(sample.role, max_length):
+            dropped[sample.role] = dropped.get(sample.role, 0) + 1
             continue
-        kept.append(sample.as_prompt_completion(variant))
+        kept.append(sample)
     if not kept:
-        raise SamplesTooLong(f"{data}: every sample is longer than max_length={max_length} tokens; raise max_length")
-    return Dataset.from_list(kept), too_long
+        roles = "".join(f", {role} examples {budgets[role]}" for role in sorted(budgets) if role in dropped)
+        raise SamplesTooLong(f"{data}: every sample is longer than its budget (max_length={max_length} tokens{roles}); "
+                             "raise max_length" + (" or the role's budget" if roles else ""))
+    return kept, dropped
+
+
+def load_dataset_for(data: str | Path, variant: str, tokenizer, max_length: int,
+                     role_max_length: dict[str, int] | None = None):
+    """The trl prompt-completion dataset of one variant, and how many samples were too long
+    (``fitting_samples``)."""
+    from datasets import Dataset
+
+    kept, dropped = fitting_samples(data, tokenizer, max_length, role_max_length)
+    return Dataset.from_list([s.as_prompt_completion(variant) for s in kept]), sum(dropped.values())
 
 
 def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: str | Path,
-              model_dir: str | Path, settings: SFTSettings | None = None) -> TrainResult:
+              model_dir: str | Path, settings: SFTSettings | None = None,
+              role_max_length: dict[str, int] | None = None) -> TrainResult:
     """Fine-tune ``base_model`` on ``data`` (variant ``open`` or ``closed``) and save the model;
     resumes from the last checkpoint in ``out_dir``; a run that finished with the same record is
-    returned, not redone; another is refused (``learners.training_run``)."""
+    returned, not redone; another is refused (``learners.training_run``). ``role_max_length``
+    budgets the samples of a role (``{"proposer": 3072}``) apart from ``settings.max_length``."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTConfig, SFTTrainer
@@ -124,7 +143,12 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     if variant not in ("open", "closed"):
         raise SettingError(f"variant must be 'open' or 'closed', got {variant!r}")
     settings = settings or SFTSettings()
-    run = TrainingRun(out_dir, model_dir, run_record(data, base_model, variant, settings), f"{variant}-book SFT",
+    bad = {role: n for role, n in (role_max_length or {}).items() if isinstance(n, bool) or not isinstance(n, int)
+           or n < 1}
+    if bad:
+        raise SettingError(f"a role's max_length must be an integer >= 1, got {bad}")
+    run = TrainingRun(out_dir, model_dir, run_record(data, base_model, variant, settings, role_max_length),
+                      f"{variant}-book SFT",
                       legacy=lambda old: old.get("variant") == variant and old.get("settings") == asdict(settings))
     done = run.finished()
     if done is not None:
@@ -135,7 +159,11 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     tokenizer = AutoTokenizer.from_pretrained(base_model)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    dataset, too_long = load_dataset_for(data, variant, tokenizer, settings.max_length)
+    from datasets import Dataset
+
+    kept, dropped = fitting_samples(data, tokenizer, settings.max_length, role_max_length)
+    dataset, too_long = Dataset.from_list([s.as_prompt_completion(variant) for s in kept]), sum(dropped.values())
+    longest = max([settings.max_length, *(role_max_length or {}).values()])  # trl cuts at this; the budgets chose
     model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
     peft_config = None
     if settings.lora:
@@ -147,7 +175,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
         output_dir=str(run.out_dir), max_steps=settings.max_steps if settings.max_steps > 0 else -1,
         num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
         per_device_train_batch_size=settings.batch_size, gradient_accumulation_steps=settings.grad_accum,
-        max_length=settings.max_length, warmup_steps=settings.warmup_ratio, weight_decay=settings.weight_decay,
+        max_length=longest, warmup_steps=settings.warmup_ratio, weight_decay=settings.weight_decay,
         lr_scheduler_type="cosine", completion_only_loss=True, save_strategy="steps",
         save_steps=settings.save_steps, save_total_limit=settings.save_total_limit,
         logging_steps=settings.logging_steps, seed=settings.seed, bf16=bf16, fp16=False, use_cpu=not cuda,
@@ -163,7 +191,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
                          tokens_per_second=round(tokens / trained.seconds, 1) if trained.seconds > 0 else 0.0,
                          peak_memory_mb=trained.peak_memory_mb, device=trained.device, dtype=trained.dtype,
                          first_loss=losses[0] if losses else None, last_loss=losses[-1] if losses else None,
-                         model_dir=str(run.model_dir), losses=losses)
+                         model_dir=str(run.model_dir), losses=losses, dropped_by_role=dropped)
     run.finish(asdict(result) | {"too_long_dropped": too_long, "settings": asdict(settings)})
     del trainer, model
     return_memory()  # before the caller loads the trained model

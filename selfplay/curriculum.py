@@ -200,16 +200,15 @@ def solve(agent: Agent, env: ZWCEnv, tasks: Sequence[Task], samples: int = 1,
           on_done: Callable[[Trajectory], None] | None = None) -> dict[str, list[Trajectory]]:
     """The solver's open-book attempts at ``tasks``, ``samples`` each, by task id: the ordinary
     episode path (``env.observe(task, phase="train", mode="open")`` puts the task's docs in the
-    prompt, ``env.check`` grades the answer in the sandbox). One sample is greedy; more are
-    sampled at the agent's ``sample_temperature``."""
+    prompt, ``env.check`` grades the answer in the sandbox), each sampled at the agent's
+    ``temperature`` (seeded per task and sample by the agent)."""
     if samples < 1:
         raise SettingError(f"samples must be >= 1, got {samples}")
     attempts: dict[str, list[Trajectory]] = {t.task_id: [] for t in tasks}
     if not tasks:
         return attempts
-    temperature = agent.temperature if samples == 1 else agent.sample_temperature
     for trajectory in agent.run_episodes(env, [(t, s) for t in tasks for s in range(samples)], phase="train",
-                                         mode="open", temperature=temperature, on_done=on_done,
+                                         mode="open", temperature=agent.temperature, on_done=on_done,
                                          docs_chars=docs_chars):
         attempts[trajectory.task_id].append(trajectory)
     return attempts
@@ -333,6 +332,7 @@ class RoundLoop:
         proposer = proposer_for(number)
         proposed_by = proposer_name(proposer)
         items = proposer.propose(self.proposals, references=buffer.tasks(), round=number)
+        seeded = getattr(proposer, "seeded", None)  # a model's draws, each from a seed of its own (None: no model)
         del proposer  # it may hold the model the learn step is about to retrain
         say(f"round {number}: validating {len(items)}")
         results = validator.validate_many(items)
@@ -352,7 +352,8 @@ class RoundLoop:
         say(f"round {number}: learning")
         extra = dict(learn(work) or {}) if learn is not None else {}
         figures = {"episodes": sum(len(a) for a in attempts.values()), "new_tasks": new,
-                   "duplicates": work.report.accepted - len(tasks), "proposer": proposed_by, "solver": solved_by}
+                   "duplicates": work.report.accepted - len(tasks), "proposer": proposed_by, "solver": solved_by,
+                   "proposals_seeded": seeded}
         return RoundRecord.from_round(number, work.report, work.outcomes(), seconds=time.perf_counter() - started,
                                       **{**figures, **extra})
 

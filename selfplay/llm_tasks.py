@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agents.seeding import derive_seed, supports_seeds
 from envs.zwc.catalogue import CATALOGUE, Entry
 from envs.zwc.env import ZWCEnv
 from envs.zwc.task import Task, TestCase
@@ -185,7 +186,8 @@ def generate_llm_tasks(env: ZWCEnv, proposer: ChatModel, solvers: list[ChatModel
     entries = [rng.choice(CATALOGUE) for _ in range(attempts)]
     prompts = [[{"role": "user", "content": PROPOSE.format(name=selected_name(e), summary=summary(e))}]
                for e in entries]
-    completions = proposer.generate(prompts, n=1, temperature=0.7, max_tokens=max_tokens)
+    seeded = {"seeds": [derive_seed(seed, "llm", i) for i in range(attempts)]} if supports_seeds(proposer) else {}
+    completions = proposer.generate(prompts, n=1, temperature=0.7, max_tokens=max_tokens, **seeded)
     for i, (entry, [completion]) in enumerate(zip(entries, completions, strict=True)):
         proposal = parse_proposal(completion.text, entry)
         result = proposal if isinstance(proposal, str) else process(env, proposal, solvers, i, max_tokens)

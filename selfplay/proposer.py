@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from agents.models import Model, load_model
+from agents.seeding import derive_seed, supports_seeds
 from envs.zwc import Task, ZWCEnv, ZWCEnvError
 from envs.zwc.env import CONSTRUCTORS, trim_doc
 from envs.zwc.tasks.single import MIN_TESTS
@@ -64,7 +65,8 @@ class ProposerConfig:
             the worked example shows exactly this many, and the instructions ask for as many.
         example_chars: worked examples longer than this are shown only when no shorter one
             exists (a long example crowds a small model's context).
-        seed: sampling of functions, examples and references (per round).
+        seed: sampling of functions, examples and references (per round), and of the proposals
+            themselves on a backend that takes seeds (one per proposal: ``Proposer.seeds``).
     """
 
     functions_per_task: int = 1
@@ -180,13 +182,25 @@ class Proposer:
     def parse(self, request: ProposalRequest, text: str) -> Proposal | Rejected:
         return parse_proposal(text, functions=request.functions, min_inputs=self.config.min_inputs)
 
+    @property
+    def seeded(self) -> bool:
+        """Whether the model draws each proposal from a seed of its own (``agents.seeding``)."""
+        return supports_seeds(self.model)
+
+    def seeds(self, count: int, round: int = 0) -> list[int]:
+        """The seed of each of a round's ``count`` proposals: from ``config.seed``, the round and the
+        proposal's place, so the same seed proposes the same tasks whatever else shares the batch."""
+        return [derive_seed(self.config.seed, "propose", round, i) for i in range(count)]
+
     def propose(self, count: int, references: Sequence[Task] = (), round: int = 0) -> list[Proposal | Rejected]:
-        """``count`` proposals from the model, parsed (one batched ``generate`` call)."""
+        """``count`` proposals from the model, parsed (one batched ``generate`` call); seeded on a
+        backend that takes seeds (``seeded``), so a rerun with the same seed proposes the same."""
         requests = self.requests(count, references, round)
         if not requests:
             return []
+        seeded = {"seeds": self.seeds(len(requests), round)} if self.seeded else {}
         answers = self.model.generate([r.prompt for r in requests], n=1, temperature=self.config.temperature,
-                                      max_tokens=self.config.max_tokens)
+                                      max_tokens=self.config.max_tokens, **seeded)
         return [with_prompt(self.parse(request, completions[0].text), request.prompt)
                 for request, completions in zip(requests, answers, strict=True)]
 

@@ -8,7 +8,11 @@ Closed-SFT-self trains them after the prompt *without* the docs, Open-SFT-self a
 prompt *with* them, as Closed-SFT and Open-SFT do with the train tasks. The round's accepted
 proposals are fine-tuning targets too, after the proposal prompt they answered
 (``proposer_role='train'``, the default): trained on solutions alone, the model answered the
-next round's proposal prompt with a solution and every later round kept nothing. With
+next round's proposal prompt with a solution and every later round kept nothing. Each role's
+examples have their own token budget: a proposal prompt carries the docs and a worked example
+(~2,000 qwen2.5 tokens with its proposal), a solution ~550, so ``proposer_max_length`` (3072)
+budgets the first and ``max_length`` (1024) the second; a round records how many of each it left
+out (``too_long_dropped``, ``dropped_solutions``, ``dropped_proposer_targets``). With
 ``proposer_role='frozen'`` the starting model proposes in every round instead. The next round
 proposes and solves with the model the last one trained. The paper finds SFT self-play
 internalises the library (Qwen3-8B, single-function: Closed-SFT-self 22.5) where RL
@@ -85,10 +89,18 @@ class SFTSelfConfig(ParametricConfig):
                                           "proposal prompt, docs and all, -> the proposal), so the model keeps "
                                           "proposing round after round; frozen: the starting model proposes in "
                                           "every round, the trained one only solves.")
+    proposer_max_length: int = setting(3072, "Tokens of a proposer-role example (prompt + proposal), apart from "
+                                             "max_length, which budgets the solutions: the proposal prompt carries "
+                                             "the docs and a worked example (~1,860-2,170 qwen2.5 tokens with its "
+                                             "proposal at docs_chars 1200, against ~550 for a solution), so one "
+                                             "budget for both dropped every proposer example at the defaults.")
     train: SFTSettings = field(default_factory=SFTSettings)
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        value = self.proposer_max_length
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise SettingError(f"proposer_max_length must be an integer >= 1, got {value!r}")
         if self.proposer_role not in PROPOSER_ROLES:
             raise SettingError(f"proposer_role must be one of {', '.join(PROPOSER_ROLES)}, got {self.proposer_role!r}")
         for name in ("rounds", "proposals", "samples"):
@@ -200,8 +212,10 @@ class _SFTSelfLearner(RunDirectories):
         too_long = [r.round for r in log.records if r.extra.get("too_long_dropped") and not r.extra.get("trained")]
         if final is None and too_long:
             raise SFTSelfError(f"no round trained: every sample of round(s) {', '.join(map(str, too_long))} is longer "
-                               f"than max_length={self.config.train.max_length} tokens; raise max_length (--set "
-                               "max_length=N) or lower docs_chars; the round log is " + str(log.path))
+                               f"than its role's budget (solutions: max_length={self.config.train.max_length} tokens, "
+                               f"proposals: proposer_max_length={self.config.proposer_max_length}); raise them (--set "
+                               "max_length=N, --set proposer_max_length=N) or lower docs_chars; the round log is "
+                               + str(log.path))
         if final is None:
             raise SFTSelfError(f"none of {len(log.records)} rounds kept a passing solution to fine-tune on "
                                f"({', '.join(_round_summary(r) for r in log.records)}); the round log is "
@@ -229,25 +243,32 @@ class _SFTSelfLearner(RunDirectories):
         if agent.unload_model():  # the trainer loads its own copy
             return_memory()
         out = work.directory / "model"
+        budgets = {"proposer": self.config.proposer_max_length}  # a proposal prompt carries docs and an example
         try:
-            result = train_sft(data, state["model"], self.variant, work.directory / "train", out, self.config.train)
-        except SamplesTooLong as exc:  # the round's samples are there; this max_length trains none of them
+            result = train_sft(data, state["model"], self.variant, work.directory / "train", out, self.config.train,
+                               role_max_length=budgets)
+        except SamplesTooLong as exc:  # the round's samples are there; these budgets train none of them
             print(f"warning: {self.name}: round {work.number}: {exc}; the model is unchanged this round",
                   file=sys.stderr, flush=True)
             return {"kept": len(samples), "proposer_targets": len(proposals), "trained": False, "model": None,
-                    "too_long_dropped": len(samples) + len(proposals)}
+                    "too_long_dropped": len(samples) + len(proposals), "dropped_solutions": len(samples),
+                    "dropped_proposer_targets": len(proposals)}
         dropped = len(samples) + len(proposals) - result.samples
-        if dropped:  # a proposer prompt carries docs and examples: ~1,900 tokens for qwen2.5 at docs_chars 1200
+        by_role = result.dropped_by_role
+        if dropped:
             print(f"warning: {self.name}: round {work.number}: {dropped} of {len(samples) + len(proposals)} samples "
-                  f"({len(proposals)} proposer targets among them) are longer than max_length="
-                  f"{self.config.train.max_length} tokens and were left out; raise max_length to train them "
-                  "(each token of a sample costs vocabulary x 4 bytes of logits per step)", file=sys.stderr, flush=True)
+                  f"were longer than their role's budget and left out ({by_role.get('solver', 0)} of {len(samples)} "
+                  f"solutions over max_length={self.config.train.max_length}, {by_role.get('proposer', 0)} of "
+                  f"{len(proposals)} proposer targets over proposer_max_length={self.config.proposer_max_length}); "
+                  "raise the budget to train them (each token of a sample costs vocabulary x 4 bytes of logits per "
+                  "step)", file=sys.stderr, flush=True)
         for checkpoint in (work.directory / "train").glob("checkpoint-*"):  # a redone round starts afresh anyway
             shutil.rmtree(checkpoint, ignore_errors=True)
         state["model"] = out
         agent.model = TransformersModel(out, name=state["label"], dtype=agent.dtype)
         return {"kept": len(samples), "proposer_targets": len(proposals), "trained": True, "model": str(out),
-                "steps": result.steps, "too_long_dropped": dropped,
+                "steps": result.steps, "too_long_dropped": dropped, "dropped_solutions": by_role.get("solver", 0),
+                "dropped_proposer_targets": by_role.get("proposer", 0),
                 "train_samples": result.samples, "first_loss": result.first_loss, "last_loss": result.last_loss,
                 "train_seconds": result.seconds}
 
@@ -277,6 +298,7 @@ class _SFTSelfLearner(RunDirectories):
                    "solver": extra[-1].get("solver") if extra else None,
                    "proposals": sum(r.proposals for r in records), "accepted": sum(r.accepted for r in records),
                    "kept": sum(e.get("kept", 0) for e in extra), "steps": sum(e.get("steps", 0) or 0 for e in extra),
+                   "too_long_dropped": sum(e.get("too_long_dropped", 0) or 0 for e in extra),
                    "per_round": [_round_summary(r) for r in records], "model_dir": str(self.model_dir),
                    "buffer": str(loop.buffer_path), "round_log": str(log.path), "plot": str(loop.plot_path)}
         report = EvolveReport(learner=self.name, episodes=sum(r.extra.get("episodes", 0) for r in now),
@@ -321,14 +343,15 @@ def proposer_targets(work: Round) -> list[SFTSample]:
         prompt = [dict(m) for m in result.proposal.prompt]
         targets.append(SFTSample(task_id=result.task.task_id, functions=list(result.task.selected_functions),
                                  sample=-1, prompt_open=prompt, prompt_closed=prompt,
-                                 completion=result.proposal.text, source=work.proposer))
+                                 completion=result.proposal.text, source=work.proposer, role="proposer"))
     return targets
 
 
 def _round_summary(record) -> str:
     solved = "no task" if record.solve_rate is None else f"solve rate {record.solve_rate:.2f}"
+    dropped = record.extra.get("too_long_dropped") or 0
     return f"round {record.round}: {record.accepted}/{record.proposals} accepted, {solved}, " \
-           f"kept {record.extra.get('kept', 0)}"
+           f"kept {record.extra.get('kept', 0)}" + (f", {dropped} too long to train" if dropped else "")
 
 
 def _prune(root: Path, keep: Path) -> None:

@@ -145,7 +145,7 @@ def test_a_learner_trained_model_is_evaluated_through_ct2(task_env, tiny_dir, tm
 
     learner = make("closed-sft", state_dir=str(tmp_path / "state"), **{**TINY, "dtype": "float32"})
     agent = Agent(model=load_model(str(tiny_dir), cache=False, dtype="float32"), learner=learner, max_tokens=16,
-                  dtype="float32", engine="auto")
+                  dtype="float32", engine="auto", temperature=0)  # greedy (asked for): what ct2 answers
     agent.evolve(task_env)
     assert Path(agent.model.path) == learner.model_dir and agent.model.matches_directory()
     report = agent.evaluate(task_env, split="single_test", n=1, limit=2, out=str(tmp_path / "eval.jsonl"))

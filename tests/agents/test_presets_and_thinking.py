@@ -69,4 +69,5 @@ def test_the_paper_preset_sets_and_records_the_papers_settings(task_env, tmp_pat
                                       "--limit", "1", "--out", str(default)])
     assert result.exit_code == 0, result.output
     config = json.loads(default.with_suffix(".config.json").read_text())["config"]
-    assert (config["preset"], config["temperature"], config["max_tokens"]) == ("cpu", 0.0, 512)
+    # one temperature for any n: the cpu preset samples even a single answer (greedy only when asked)
+    assert (config["preset"], config["temperature"], config["max_tokens"]) == ("cpu", 0.8, 512)

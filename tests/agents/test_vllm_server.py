@@ -26,6 +26,6 @@ def test_the_vllm_server_keeps_the_model_protocol():
 
 
 def test_an_evaluation_through_the_vllm_server_runs_and_records_it(task_env, tmp_path):
-    agent = Agent(model=f"openai:{URL}", max_tokens=64, sample_temperature=0.6)
+    agent = Agent(model=f"openai:{URL}", max_tokens=64, temperature=0.6)
     report = agent.evaluate(task_env, split="single_test", n=2, mode="open", out=str(tmp_path / "r.jsonl"), limit=2)
     assert (report.n_tasks, report.n_samples) == (2, 4) and report.config["model"] == f"openai:{URL}"

@@ -28,7 +28,8 @@ def test_selfplay_compare_measures_rows_keeps_rounds_and_reads_finished_rows_bac
     assert set(summary["rounds"]) == {"closed-sft-self", "open-sft-self"}  # the failed run's rounds are kept too
     assert summary["rounds"]["closed-sft-self"][0]["accepted"] == 2
     sections = {s.key: s for s in build_report([read_run(tmp_path)]).sections}
-    assert [r[0] for r in sections["selfplay"].table.rows] == ["base", "closed-sft-self"]
+    # proposed and solved by the teacher (the tiny model keeps neither format): named after it
+    assert [r[0] for r in sections["selfplay"].table.rows] == ["base", "closed-sft-self (teacher: reference)"]
     per_round = sections["rounds"].table.rows
     assert [line[0] for line in per_round] == ["closed-sft-self", "open-sft-self"]
     assert all(len(line) == len(ROUND_HEADER) for line in per_round)

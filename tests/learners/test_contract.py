@@ -94,7 +94,7 @@ def test_config_fields_are_shared_not_redeclared():
     for config in (ExpelConfig, AceConfig, SFTLearnerConfig, RLLearnerConfig):
         names = [f.name for f in fields(config)]
         assert names[:3] == ["limit", "gather_model", "state_dir"], config
-    assert SFTLearnerConfig().limit == 48 and SFTLearnerConfig().gather_model == "reference"
+    assert SFTLearnerConfig().limit == 48 and SFTLearnerConfig().gather_model is None  # its own rollouts
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
         make("expel", limit=0)
     with pytest.raises(ValueError, match="RL rolls out with the policy it trains"):

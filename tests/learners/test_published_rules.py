@@ -39,6 +39,35 @@ def test_every_sample_of_one_test_task_sees_the_same_playbook_online(task_env):
     assert all(lesson in again for lesson in lessons)  # its samples were all done: no stale snapshot
 
 
+def test_within_one_evaluation_each_task_keeps_its_snapshot_whatever_the_concurrency(task_env, tmp_path):
+    """ACE online under ``evaluate``, one episode at a time (concurrency 1 < n = 3): a task's samples
+    never overlap, and each of them updates the playbook, yet all three are asked with the playbook
+    as it stood when the task was first asked (before, a snapshot ended with its last running sample,
+    so here sample 2 saw what sample 1 taught); the next task sees what the first one's samples taught,
+    and its own three samples see the same playbook; a later evaluation sees everything."""
+    from agents.evaluate import evaluate
+
+    lessons = ["Call the zwc function once on the whole list instead of looping.",
+               "Convert the zwc result to plain Python floats before returning it.",
+               "Check for an empty input first and return an empty list for it.",
+               "Read the docstring of the task twice before writing the first line of code."]
+    curator = ScriptedModel({REFLECTOR: ["It failed."], CURATOR: [f"ADD [strategies]: {lesson}" for lesson in lessons]})
+    learner = AceLearner(online=True, max_tokens=48)
+    learner.bind(curator)
+    generator = ScriptedModel({})
+    agent = Agent(model=generator, learner=learner, max_tokens=48, concurrency=1)
+    first, second = task_env.tasks("single_test")[:2]
+    evaluate(agent, task_env, split="single_test", n=3, limit=2, out=tmp_path / "online.jsonl", progress=False)
+    assert learner.online_updates == 6
+    asked = generator.seen[None]
+    assert len(asked) == 6 and [first.query in text for text in asked] == [True] * 3 + [False] * 3
+    assert asked[0] == asked[1] == asked[2] and not any(lesson in text for text in asked[:3] for lesson in lessons)
+    assert asked[3] == asked[4] == asked[5] and all(lesson in asked[3] for lesson in lessons[:3])
+    assert lessons[3] not in asked[3]  # taught by the second task's own first sample: not shown to its others
+    evaluate(agent, task_env, split="single_test", n=1, limit=1, out=tmp_path / "later.jsonl", progress=False)
+    assert all(lesson in generator.seen[None][6] for lesson in lessons)  # a later evaluation: a new snapshot
+
+
 def test_bullet_ids_round_trip_for_any_section_name():
     book = Playbook()
     deltas = parse_deltas("ADD [common mistakes]: Never loop over a list element by element.\n"

@@ -181,7 +181,7 @@ def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_
              "gather_model": "reference"} if name == "closed-sft-rl" else {}
     learner = make(name, state_dir=str(tmp_path / "state"), preset="sft-like", learning_rate=LR, warmup_ratio=0.0,
                    **TINY, **extra)  # no warm-up: the one step has lr > 0
-    agent = Agent(model=tiny, learner=learner, max_tokens=24)
+    agent = Agent(model=tiny, learner=learner, max_tokens=24, temperature=0)  # greedy, asked: compared below
     report = agent.evolve(task_env)
 
     details = report.details

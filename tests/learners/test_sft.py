@@ -25,7 +25,7 @@ TINY = {"limit": 4, "gather_model": "reference", "docs_chars": 400, "max_steps":
 def test_closed_sft_changes_the_weights_and_the_agent_answers_with_them(task_env, tiny_dir, tmp_path):
     base_model = load_model(str(tiny_dir), cache=False)  # its own copy: a learner that trained in place would show
     learner = make("closed-sft", state_dir=str(tmp_path / "state"), **TINY)
-    agent = Agent(model=base_model, learner=learner, max_tokens=32)
+    agent = Agent(model=base_model, learner=learner, max_tokens=32, temperature=0)  # greedy, asked: compared below
     before = {k: v.detach().clone() for k, v in base_model.model.named_parameters()}
     report = agent.evolve(task_env)
 

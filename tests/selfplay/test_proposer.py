@@ -84,3 +84,20 @@ def test_a_transformers_model_proposes_through_the_same_path(task_env, tiny):
 def test_a_build_without_train_tasks_says_how_to_make_them(env7):
     with pytest.raises(ZWCEnvError, match="worked example comes from the env's train tasks.*sebench tasks build"):
         Proposer(env7, FixedAnswerModel(""))
+
+
+def test_proposals_are_seeded_the_same_seed_proposes_the_same_whatever_the_batch(task_env, tiny):
+    """On the tiny random model (noise, rejected at parsing with its text kept): each proposal draws
+    from a seed of its own (the proposer's seed, the round, its place), so a rerun proposes the same,
+    a proposal does not depend on how many others share its batch, and another seed proposes others."""
+    def texts(seed: int, count: int, round: int = 0) -> list[str]:
+        config = ProposerConfig(seed=seed, temperature=1.0, max_tokens=64, docs_chars=200)
+        proposer = Proposer(task_env, tiny, config)
+        assert proposer.seeded
+        return [p.text for p in proposer.propose(count, round=round)]
+
+    first = texts(0, 2)
+    assert all(first) and first == texts(0, 2)
+    assert texts(0, 1) == first[:1]  # alone or beside another: the same draw
+    assert texts(1, 2) != first and texts(0, 2, round=1) != first
+    assert not Proposer(task_env, FixedAnswerModel("")).seeded  # a backend without seeds is not given any

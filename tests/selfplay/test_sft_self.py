@@ -107,13 +107,34 @@ def test_the_selfplay_command_names_the_self_play_learners(task_env, tmp_path):
 
 
 def test_a_round_whose_samples_are_all_too_long_leaves_the_model_and_names_max_length(task_env, tiny, tmp_path):
-    # a proposer prompt carries docs and a worked example (~1,900 tokens for qwen2.5 at docs_chars 1200): at a
-    # max_length below every sample the round trains nothing, is recorded as such, and evolve says why
-    learner = OpenSFTSelfLearner(state_dir=str(tmp_path / "state"), **{**TINY, "max_length": 64})
-    with pytest.raises(SFTSelfError, match=r"no round trained: every sample of round\(s\) 0 is longer than "
-                                           r"max_length=64 tokens; raise max_length"):
+    # each role has its budget (solutions: max_length, proposals: proposer_max_length): below every sample
+    # of both the round trains nothing, is recorded as such, and evolve names both settings
+    learner = OpenSFTSelfLearner(state_dir=str(tmp_path / "state"), **{**TINY, "max_length": 64,
+                                                                      "proposer_max_length": 64})
+    with pytest.raises(SFTSelfError, match=r"no round trained: every sample of round\(s\) 0 is longer than its "
+                                           r"role's budget \(solutions: max_length=64 tokens, proposals: "
+                                           r"proposer_max_length=64\); raise them"):
         Agent(model=tiny, learner=learner, max_tokens=32).evolve(task_env)
     [record] = [json.loads(line) for line in (tmp_path / "state" / "rounds.jsonl").read_text().splitlines()]
     extra = record["extra"]
     assert extra["trained"] is False and extra["model"] is None and extra["kept"] == 2
     assert extra["too_long_dropped"] == extra["kept"] + extra["proposer_targets"] == 4
+    assert (extra["dropped_solutions"], extra["dropped_proposer_targets"]) == (2, 2)
+
+
+def test_a_round_that_left_examples_out_says_how_many_in_its_record_and_the_report(task_env, tiny, tmp_path):
+    from benchmarks.report_runs import Run
+    from benchmarks.report_training import ROUND_HEADER, TRAIN_COLUMNS, round_lines
+    from benchmarks.selfplay_compare import rounds_of
+
+    state = tmp_path / "state"  # solutions over max_length=64, the proposals within their own default budget
+    learner = OpenSFTSelfLearner(state_dir=str(state), **{**TINY, "max_length": 64})
+    report = Agent(model=tiny, learner=learner, max_tokens=32).evolve(task_env)
+    [record] = rounds_of(state)
+    extra = record["extra"]
+    assert extra["trained"] and extra["train_samples"] == extra["proposer_targets"] == 2
+    assert (extra["too_long_dropped"], extra["dropped_solutions"], extra["dropped_proposer_targets"]) == (2, 2, 0)
+    assert report.details["too_long_dropped"] == 2 and "2 too long to train" in report.details["per_round"][0]
+    lines, _, _ = round_lines([Run("selfplay-compare", tmp_path, {}, [], {"rounds": {"open-sft-self": [record]}})])
+    assert lines[0][ROUND_HEADER.index("too long, dropped")] == "2 (2 solutions)"
+    assert "too long, dropped" in dict(TRAIN_COLUMNS["selfplay"])  # and the self-play table's column

@@ -43,3 +43,39 @@ def test_the_proposer_role_setting_is_checked():
     assert SFTSelfConfig().proposer_role == "train" and SFTSelfConfig(proposer_role="frozen").proposer_role == "frozen"
     with pytest.raises(SettingError, match="proposer_role must be one of train, frozen"):
         SFTSelfConfig(proposer_role="both")
+
+
+def test_at_the_default_budgets_both_roles_train_and_the_round_says_it_dropped_nothing(task_env, tiny_dir, tmp_path):
+    """A proposer example carries the docs and a worked example (~2,000 tokens at the default
+    docs_chars), a solution a few hundred: under one budget, max_length 1024, every proposer example
+    was dropped at the defaults. With docs_chars, max_length and proposer_max_length left at their
+    defaults, the proposer role trains beside the solver's, and the round records that nothing was
+    too long. (Teacher proposals and reference solutions: what is under test is the budgets.)"""
+    from learners.sft_train import SFTSettings
+    from selfplay.sft_self import SFTSelfConfig
+
+    state = tmp_path / "state"
+    sizes = {"limit": 2, "rounds": 1, "proposals": 2, "samples": 1, "proposer_model": "reference",
+             "gather_model": "reference", "max_steps": 1, "batch_size": 1, "save_steps": 100, "logging_steps": 1,
+             "lora": True, "warmup_ratio": 0.0, "learning_rate": 1e-2}  # sizes only: no budget among them
+    learner = ClosedSFTSelfLearner(state_dir=str(state), **sizes)
+    defaults = SFTSelfConfig()
+    assert (learner.config.docs_chars, learner.config.train.max_length, learner.config.proposer_max_length) == \
+        (defaults.docs_chars, SFTSettings().max_length, defaults.proposer_max_length)
+    Agent(model=str(tiny_dir), learner=learner, max_tokens=32).evolve(task_env)
+
+    [record] = [json.loads(line) for line in (state / "rounds.jsonl").read_text().splitlines()]
+    extra = record["extra"]
+    assert extra["trained"] and extra["proposer_targets"] == record["accepted"] == 2 and extra["kept"] == 2
+    assert (extra["too_long_dropped"], extra["dropped_solutions"], extra["dropped_proposer_targets"]) == (0, 0, 0)
+    assert extra["train_samples"] == extra["kept"] + extra["proposer_targets"]  # both roles trained
+    data = read_samples(state / "round-0" / "sft_data.jsonl")
+    proposer = [s for s in data if s.role == "proposer"]
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_dir)
+    lengths = [len(tok(tok.apply_chat_template([*s.prompt_open, {"role": "assistant", "content": s.completion}],
+                                                tokenize=False), add_special_tokens=False)["input_ids"])
+               for s in proposer]
+    assert len(proposer) == 2 and min(lengths) > SFTSettings().max_length  # what one budget for both dropped
+    assert changed_weights(learner.model_dir, tiny_dir)
