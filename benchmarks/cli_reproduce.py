@@ -16,7 +16,7 @@ import typer
 
 
 def reproduce_command(
-    budget: str = typer.Option(..., "--budget", help="smoke (CI minutes, tiny models), cpu (about 8 hours on 2 "
+    budget: str = typer.Option(..., "--budget", help="smoke (CI minutes, tiny models), cpu (about 11 hours on 2 "
                                                      "cores, qwen2.5-coder-0.5b), gpu (the paper's settings, "
                                                      "Qwen3-8B), or the path of a budget file (copy one of "
                                                      "benchmarks/budgets/*.toml)."),

@@ -4,9 +4,12 @@ A budget is a settings file a user can copy (``benchmarks/budgets/smoke.toml``, 
 ``gpu.toml``; TOML or JSON). Its top level names the model, dtype, ZWC seeds and training seeds;
 each part's table holds the options of the existing command that runs it, spelled as that
 command's options without the dashes (``train_limit`` is ``--train-limit``), a ``set`` table for
-its ``--set KEY=VALUE`` pairs, and ``per_learner`` (one row, one command and one directory per
-learner, so that no row runs longer than one learner's training). Keys are checked against the
-command's real options (the typer app), so a budget cannot hold an option the command lacks.
+its ``--set KEY=VALUE`` pairs, ``per_learner`` (one row, one command and one directory per
+learner, so that no row runs longer than one learner's training) and, with it, ``by_learner``: a
+table per learner whose options replace the part's in that learner's row (``[rl.by_learner.
+"closed-rl@sft-like"] steps = 6``: a larger step costs more, so fewer of them keep the row within
+its time). Keys are checked against the command's real options (the typer app), so a budget
+cannot hold an option the command lacks.
 
 The plan is the list of ``Row``s: the ZWC builds and task sets, then per part and seed the
 comparison commands. Each row is one ``sebench`` command that writes one run directory the
@@ -29,7 +32,7 @@ BUDGETS = Path(__file__).with_name("budgets")
 PARTS = {"validate": "validate", "memory": "compare", "sft": "sft-compare", "rl": "rl-compare",
          "selfplay": "selfplay-compare"}  # part -> the sebench command that runs it
 TOP_KEYS = {"name", "about", "model", "dtype", "seeds", "train_seeds", "zwc", *PARTS}
-OWN_KEYS = {"set", "per_learner"}  # a part's keys that are reproduce's, not the command's
+OWN_KEYS = {"set", "per_learner", "by_learner"}  # a part's keys that are reproduce's, not the command's
 TINY = "tiny:"  # model "tiny:smollm2-135m": agents.models.tiny's random-initialised model, written in OUT/models
 
 
@@ -116,6 +119,22 @@ def _check_part(path: Path, part: str, values: Any) -> dict[str, Any]:
         raise BudgetError(f"{path}: [{part}] set must be a table of KEY = VALUE (the --set pairs)")
     if not isinstance(values.get("per_learner", False), bool):
         raise BudgetError(f"{path}: [{part}] per_learner must be true or false")
+    by_learner = values.get("by_learner", {})
+    if by_learner and not values.get("per_learner"):
+        raise BudgetError(f"{path}: [{part}.by_learner] needs per_learner = true (each learner its own row)")
+    if not isinstance(by_learner, dict):
+        raise BudgetError(f"{path}: [{part}] by_learner must be a table of learner -> options")
+    learners = _learners(part, values)
+    for learner, own in by_learner.items():
+        where = f'{path}: [{part}.by_learner."{learner}"]'
+        if learner not in learners:
+            raise BudgetError(f"{where}: not a learner of this part; its learners: {', '.join(learners)}")
+        if not isinstance(own, dict):
+            raise BudgetError(f"{where} must be a table of `sebench {PARTS[part]}` options")
+        unknown = sorted(set(own) - set(options) - {"set"} | ({"learners"} & set(own)))
+        if unknown:
+            raise BudgetError(f"{where} {', '.join(unknown)}: not options a learner's row may change; known: "
+                              f"{', '.join(sorted(set(options) - {'learners'}))}, and set")
     return values
 
 
@@ -278,7 +297,11 @@ def build_plan(budget: Budget, out: Path, parts: list[str], seeds: list[int] | N
             for t in train_seeds if trained else [None]:
                 folder = out / part / (f"zwc{z}" + (f"-train{t}" if t is not None else ""))
                 for group in groups:
-                    own = dict(options)
+                    own = {k: v for k, v in options.items() if k != "by_learner"}
+                    change = options.get("by_learner", {}).get(group[0], {}) if len(group) == 1 else {}
+                    own |= {k: v for k, v in change.items() if k != "set"}
+                    if "set" in change:
+                        own["set"] = {**own.get("set", {}), **change["set"]}
                     if "learners" in known and group:
                         own["learners"] = ",".join(group)
                     if t is not None:

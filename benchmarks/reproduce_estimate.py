@@ -11,11 +11,17 @@ is known is this machine's speed with the budget's model and each row's token co
    generated tokens as if every answer ran to its ``max_tokens`` (evaluation, probes, rollouts,
    proposals; the ``reference`` teacher costs nothing), and trained tokens (SFT steps x batch x
    about ``EXAMPLE_TOKENS``, RL completions with their prompts);
-3. seconds = model loads x load time + generated / speed + ``TRAIN_COST`` x trained / speed.
+3. seconds = model loads x load time + (generated + cost x trained) / speed, where the cost of a
+   trained token, in generated tokens' seconds, is ``TRAIN_COST`` for SFT and ``RL_TRAIN_COST`` for
+   an RL update (the policy's forward and backward plus the reference model's forward).
 
-``TRAIN_COST`` is the ratio measured in docs/results/perf.md on qwen2.5-coder-0.5b (float32:
-21 generated against 32 trained tokens/s). Every answer at full length makes the estimate an
-upper bound for evaluation and a fair guess for training; the plan prints it as ``~``.
+Both costs are ratios measured in docs/results/perf.md on qwen2.5-coder-0.5b in float32:
+``TRAIN_COST`` from SFT (21 generated against 32 trained tokens/s), ``RL_TRAIN_COST`` from the
+grouped Closed-RL step on an AVX2 CPU (383 s a step of 2 prompts x 4 completions: 70% of it, 268 s,
+updates 8 completions of 160 tokens with their ~400-token prompts, 4,480 tokens, at 16.7 tokens/s,
+on a machine kind that generates about 13.4 tokens/s in the timed generation: 13.4 / 16.7 = 0.8).
+Every answer at full length makes the estimate an upper bound for evaluation and a fair guess for
+training; the plan prints it as ``~``.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-TRAIN_COST = 21 / 32        # seconds of training per token, in units of a generated token's seconds
+TRAIN_COST = 21 / 32        # seconds of SFT training per token, in units of a generated token's seconds
+RL_TRAIN_COST = 13.4 / 16.7  # the same for an RL update (module doc)
 EXAMPLE_TOKENS = 512        # an SFT example: prompt + answer, closed-book (open-book is longer)
 PROMPT_TOKENS = 400         # an RL completion's prompt, recomputed in the update
 PROBE_TOKENS = 40           # `sebench probe`'s answer length
@@ -98,7 +105,8 @@ def _set(row, key: str, default: Any) -> Any:
 
 
 def row_tokens(row, defaults: dict[str, Any]) -> tuple[float, float, int]:
-    """(generated tokens, trained tokens, model loads) of a row, from its options (module doc)."""
+    """(generated tokens, trained tokens in generated tokens' seconds, model loads) of a row, from its
+    options (module doc)."""
     from learners.rl import PRESETS
     from learners.rl_train import RLSettings
     from learners.sft_train import SFTSettings
@@ -121,7 +129,7 @@ def row_tokens(row, defaults: dict[str, Any]) -> tuple[float, float, int]:
     generated, trained = float(measured), 0.0
     for name in learners:
         if name in ("closed-sft", "open-sft") or name.endswith("-sft-self"):
-            trained += sft_steps * batch * EXAMPLE_TOKENS * (v("rounds") or 1)
+            trained += TRAIN_COST * sft_steps * batch * EXAMPLE_TOKENS * (v("rounds") or 1)
             if name.endswith("-sft-self"):
                 generated += (v("rounds") or 1) * (v("proposals") or 8) * (PROPOSAL_TOKENS + 2 * max_tokens)
             continue
@@ -131,9 +139,9 @@ def row_tokens(row, defaults: dict[str, Any]) -> tuple[float, float, int]:
         steps = v("rounds") if name == "absolute-zero" else v("steps") or RLSettings.max_steps
         length = _set(row, "max_completion_length", RLSettings.max_completion_length)
         generated += steps * per_step * length
-        trained += steps * per_step * (length + PROMPT_TOKENS)
+        trained += RL_TRAIN_COST * steps * per_step * (length + PROMPT_TOKENS)
         if name == "closed-sft-rl":
-            trained += sft_steps * batch * EXAMPLE_TOKENS
+            trained += TRAIN_COST * sft_steps * batch * EXAMPLE_TOKENS
     return generated, trained, 1 + 2 * len(learners)
 
 
@@ -147,7 +155,7 @@ def estimate(row, speed: dict[str, Any], defaults: dict[str, Any]) -> float | No
         return None
     generated, trained, loads = row_tokens(row, defaults)
     load = speed.get("process_seconds", speed.get("load_seconds", 0.0))
-    return loads * load + (generated + TRAIN_COST * trained) / rate
+    return loads * load + (generated + trained) / rate
 
 
 def duration(seconds: float | None) -> str:

@@ -204,3 +204,21 @@ def test_the_dry_run_prints_the_plan_with_each_command(tmp_path):
     text = " ".join(result.output.split())
     assert "sebench rl-compare" in text and "closed-rl@sft-like+clip" in text and "unknown" in text
     assert "sebench zwc build" in text and not (tmp_path / "gpu" / "plan.json").exists()
+
+
+def test_a_learner_row_takes_its_own_options_and_bad_ones_are_named(tmp_path):
+    rows = {r.learners[0]: r for r in build_plan(load_budget("cpu"), tmp_path, ["rl"]) if r.part == "rl"}
+    steps = {name: row.args[row.args.index("--steps") + 1] for name, row in rows.items()}
+    assert steps == {"closed-rl": "10", "closed-rl@sft-like": "6", "closed-rl@sft-like+clip": "6"}
+    assert rows["closed-rl@sft-like"].options["steps"] == 6 and "by_learner" not in rows["closed-rl"].options
+    assert rows["closed-rl@sft-like"].args.count("--steps") == 1
+
+    bad = tmp_path / "bad.toml"
+    head = 'model = "smollm2-135m"\n[rl]\nlearners = ["closed-rl"]\n'
+    for body, words in (('[rl.by_learner."closed-rl"]\nsteps = 2\n', "needs per_learner = true"),
+                        ('per_learner = true\n[rl.by_learner."open-rl"]\nsteps = 2\n', "not a learner of this part"),
+                        ('per_learner = true\n[rl.by_learner."closed-rl"]\nstepz = 2\n', "stepz: not options"),
+                        ('per_learner = true\n[rl.by_learner."closed-rl"]\nlearners = "x"\n', "learners: not options")):
+        bad.write_text(head + body)
+        with pytest.raises(BudgetError, match=words):
+            load_budget(bad)
