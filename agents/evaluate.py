@@ -16,7 +16,6 @@ import contextlib
 import json
 import math
 import os
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -25,10 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.eval_config import ResultsExistError, check_resume, eval_config, record_config
-from agents.jsonl import cut_torn_tail
 from agents.learner import evaluation_session
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
+from sebench.jsonl import cut_torn_tail
+from sebench.version import code_version
 
 if TYPE_CHECKING:
     from agents.agent import Agent
@@ -63,15 +63,6 @@ class EvalReport:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)
-
-
-def _code_version() -> str:
-    try:
-        root = Path(__file__).resolve().parents[1]
-        return subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"], capture_output=True,
-                              text=True, timeout=5).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def read_results(path: Path) -> dict[tuple[str, int], dict]:
@@ -154,7 +145,7 @@ def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, 
                               "or choose another --out")
     temperature = agent.temperature  # one temperature whatever n: pass@1 means the same at n = 1 and n = 5
     config = eval_config(agent, env, split=split, mode=mode, n=n, limit=limit, functions=functions,
-                         temperature=temperature, code_version=_code_version())
+                         temperature=temperature, code_version=code_version())
     if resume:
         check_resume(out_path, config)  # MixedResultsError names each difference
     out_path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from rich.markup import escape
 
 def finish_check(report: Any, header: str, json_out: Path | None) -> None:
     """Print ``header`` and the report's checks; write ``json_out``; exit 1 if a check failed.
-    ``report`` is a ``memory.check_report.ConformanceReport`` (or the learner checker's subclass)."""
+    ``report`` is a ``sebench.check_report.ConformanceReport`` (or the learner checker's subclass)."""
     out = Console()
     out.print(escape(header), soft_wrap=True)
     for check in report.checks:

@@ -84,7 +84,7 @@ def check_backend_command(
 
 def _resolve_object(target: str, alternative: str) -> Any:
     """The object ``package.module:Attr`` or ``path/to/file.py:Attr`` names; BadParameter (exit 2) otherwise."""
-    from agents.targets import TargetError, load_object
+    from sebench.targets import TargetError, load_object
 
     if _OBJECT.match(target) is None:
         raise typer.BadParameter(f"{target!r} is neither {alternative} nor package.module:Attr or "

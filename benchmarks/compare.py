@@ -15,12 +15,12 @@ from pathlib import Path
 from rich.console import Console
 
 from agents import EvalReport, EvolveReport
-from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run, learner_overrides
 from envs.zwc import ZWCEnv
 from learners.base import learner_teacher
+from sebench.version import code_version
 
 NOTES = ("rules", "bullets", "curations_parsed", "updates", "stored_trajectories", "solved", "gathered_with",
          "generated_with", "warnings")  # evolve details worth a line in the report
@@ -65,7 +65,7 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
     config = {"model": model, "split": split, "limit": limit, "train_limit": train_limit,
               "gather_model": gather_model, "n": n, "max_tokens": max_tokens, "settings": settings or {},
               "dtype": resolve_dtype(dtype), "usage": env.usage, "zwc": env.mapping.origin,
-              "code_version": _code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+              "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     report_comparison(out, {"config": config, "results": [{"learner": r.learner, "evolve": asdict(r.evolve),
                                                            "evaluation": asdict(r.evaluation), "teacher": r.teacher}
                                                           for r in results]})

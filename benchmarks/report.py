@@ -309,7 +309,7 @@ def budget_points(evaluations: list[Evaluation]) -> list[dict]:
 
 
 def build_report(runs: list[Run], anchors: dict | None = None) -> Report:
-    from agents.evaluate import _code_version
+    from sebench.version import code_version
 
     anchors = anchors if anchors is not None else load_anchors()
     evaluations = [e for run in runs for e in run.evaluations]
@@ -322,7 +322,7 @@ def build_report(runs: list[Run], anchors: dict | None = None) -> Report:
                             rounds_section(runs), evolve_section(runs), taxonomy, runs_section(runs))
                 if s is not None]
     return Report(runs, sections, anchors, series, budget_points(evaluations),
-                  time.strftime("%Y-%m-%d %H:%M:%S"), _code_version())
+                  time.strftime("%Y-%m-%d %H:%M:%S"), code_version())
 
 
 def _md_cell(text: str) -> str:

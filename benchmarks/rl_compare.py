@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 from agents import Agent
-from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from benchmarks.findings import RL_GAP, comparison_verdict
 from benchmarks.report import report_comparison
@@ -30,6 +29,7 @@ from envs.zwc import ZWCEnv
 from learners.base import learner_teacher
 from learners.rl import PRESETS
 from sebench.errors import SettingError
+from sebench.version import code_version
 
 DEFAULT_LEARNERS = ("closed-sft", "open-rl", "closed-rl", *(f"closed-rl@{p}" for p in PRESETS if p != "grpo"),
                     "closed-sft-rl")
@@ -87,7 +87,7 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
     config = {"model": model, "train_limit": train_limit, "steps": steps, "sft_steps": sft_steps, "n": n,
               "limit": limit, "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype), "settings": settings or {}, "trained_functions": functions,
-              "zwc": env.mapping.origin, "code_version": _code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+              "zwc": env.mapping.origin, "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     report_comparison(out, {"config": config, "verdict": verdict(rows), "rows": [row_summary(r) for r in rows]})
     return rows
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from agents import Agent, EvolveReport
-from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from envs.zwc import ZWCEnv
 from learners import make
 from sebench.errors import SebenchError
+from sebench.version import code_version
 
 RUN_FILE = "run.json"
 
@@ -62,7 +62,7 @@ def evolve_run(env: ZWCEnv, learner: str, out: str | Path, *, model: str = "smol
     record = {"learner": learner, "settings": {k: v for k, v in config.items() if k not in ("state_dir", "model_dir")},
               "model": model, "dtype": resolve_dtype(dtype), "max_tokens": max_tokens,
               "parametric": bool(getattr(learner_obj, "parametric", False)), "zwc": env.mapping.origin,
-              "zwc_root": str(env.root), "usage": usage or env.usage, "code_version": _code_version(),
+              "zwc_root": str(env.root), "usage": usage or env.usage, "code_version": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     (out / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
     agent = Agent(model=model, learner=learner_obj, max_tokens=max_tokens, dtype=dtype)

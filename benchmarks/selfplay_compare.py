@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from agents import Agent, EvalReport
-from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from agents.probe import ProbeReport
 from benchmarks.findings import SELF_PLAY_GAP, comparison_verdict
@@ -36,6 +35,7 @@ from benchmarks.sft_compare import SFTRow, measure, row_summary, row_tasks
 from envs.zwc import ZWCEnv
 from learners.base import learner_teacher
 from sebench.errors import SettingError
+from sebench.version import code_version
 
 SELFPLAY = ("closed-sft-self", "open-sft-self", "absolute-zero")
 DEFAULT_LEARNERS = ("closed-sft", *SELFPLAY)
@@ -96,7 +96,7 @@ def selfplay_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-code
         gc.collect()  # each row's model goes before the next trains
     config = {**common, "learners": list(learners), "train_limit": train_limit, "rounds": rounds,
               "proposals": proposals, "sft_steps": sft_steps, "gather_model": gather_model,
-              "settings": settings or {}, "failed": failed, "code_version": _code_version(),
+              "settings": settings or {}, "failed": failed, "code_version": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     write_summary(rows, out, config)
     return rows

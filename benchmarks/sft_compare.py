@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agents import Agent, EvalReport
-from agents.evaluate import _code_version
 from agents.models.dtype import resolve_dtype
 from agents.probe import ProbeReport, probe
 from benchmarks.findings import OPEN_BOOK, comparison_verdict
@@ -30,6 +29,7 @@ from benchmarks.report_stats import task_samples
 from benchmarks.runs import evolve_run
 from envs.zwc import ZWCEnv
 from learners.base import learner_teacher, teacher_label
+from sebench.version import code_version
 
 
 @dataclass
@@ -73,7 +73,7 @@ def sft_compare(env: ZWCEnv, out: str | Path, *, model: str = "smollm2-135m", le
               "probe_limit": probe_limit, "gather_model": gather_model, "max_tokens": max_tokens,
               "dtype": resolve_dtype(dtype),
               "settings": settings or {},
-              "trained_functions": functions, "zwc": env.mapping.origin, "code_version": _code_version(),
+              "trained_functions": functions, "zwc": env.mapping.origin, "code_version": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     report_comparison(out, {"config": config, "verdict": verdict(rows), "rows": [row_summary(r) for r in rows]})
     return rows

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.targets import FILE_MODULE_PREFIX, TargetError, load_object
-from memory.check_report import CheckResult, ConformanceReport
+from sebench.check_report import CheckResult, ConformanceReport
+from sebench.targets import FILE_MODULE_PREFIX, TargetError, load_object
 
 __all__ = ["CHECKS", "TINY", "CheckReport", "CheckResult", "LearnerTarget", "LearnerTargetError", "as_target",
            "check_learner", "resolve_target"]
@@ -136,7 +136,7 @@ def as_target(factory: str | LearnerTarget | Callable[..., Any]) -> LearnerTarge
 
 @dataclass(kw_only=True)
 class CheckReport(ConformanceReport):
-    """The memory and model checkers' report (``memory.check_report``), plus the learner's name,
+    """The memory and model checkers' report (``sebench.check_report``), plus the learner's name,
     the model the checks ran with and the effect figures (``EffectFigure``, one per metric)."""
 
     learner: str

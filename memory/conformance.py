@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from memory.base import Hit, MemoryStore, MemoryStoreError
-from memory.check_report import ConformanceReport
 from memory.embed import Embedder
 from memory.fresh_process import REOPEN, locate
+from sebench.check_report import ConformanceReport
 
 Factory = Callable[[Path, Any], Any]
 CHECKS = ("protocol", "add-get", "generated-ids", "search", "vector-query", "where", "upsert", "update",

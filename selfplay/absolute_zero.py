@@ -31,13 +31,13 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from agents.jsonl import rewrite_records
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
 from learners.rl_train import RLSettings, _resumed_log, _rollouts, grpo_parts, make_trainer
 from learners.sft import base_model_path
 from learners.training_run import FinishedRunMismatch, TrainingRun, return_memory
 from sebench.errors import SebenchError, SettingError
+from sebench.jsonl import rewrite_records
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
 from selfplay.azr_tasks import TASK_TYPES
 from selfplay.curriculum import RoundLog, plot_rounds

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from agents.jsonl import JsonlCorruptError, append_records, read_records
 from envs.zwc import Task
 from sebench.errors import DataError, SettingError
+from sebench.jsonl import JsonlCorruptError, append_records, read_records
 from selfplay.validate import Accepted, ValidationReport, Validator
 
 if TYPE_CHECKING:

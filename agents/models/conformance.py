@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 from agents.models.base import FINISH_REASONS, Completion, Model
-from memory.check_report import ConformanceReport
+from sebench.check_report import ConformanceReport
 
 CHECKS = ("protocol", "shapes", "max-tokens", "finish-reason", "prompt-tokens", "stop", "greedy",
           "batch-invariance", "sampling", "bad-arguments")

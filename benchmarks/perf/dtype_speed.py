@@ -29,7 +29,6 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import Agent
-from agents.evaluate import _code_version
 from agents.models import load_model
 from agents.models.dtype import cpu_has_bf16, resolve_dtype
 from agents.models.embedded import embedded_directory
@@ -37,6 +36,7 @@ from agents.prompts import first_prompt
 from envs.zwc import ZWCEnv
 from learners.sft_data import collect
 from learners.sft_train import SFTSettings
+from sebench.version import code_version
 
 DTYPES = ("float32", "bfloat16")
 
@@ -131,7 +131,7 @@ def main() -> None:
                       f"{summary[name]['training_ratio']:.2f}x", f"{100 * f['pass_at_1']:.1f}%",
                       f"{100 * b['pass_at_1']:.1f}%", f"{summary[name]['pass_at_1_points']:+.1f} pts")
     console.print(table)
-    config = vars(args) | {"zwc": str(args.zwc), "out": str(args.out), "code_version": _code_version(),
+    config = vars(args) | {"zwc": str(args.zwc), "out": str(args.out), "code_version": code_version(),
                            "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     (args.out / "summary.json").write_text(json.dumps({"config": config, "summary": summary, "runs": runs},
                                                       indent=1) + "\n")

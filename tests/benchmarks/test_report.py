@@ -17,7 +17,6 @@ import typer
 from typer.testing import CliRunner
 
 from agents import Agent
-from agents.evaluate import _code_version
 from benchmarks import rl_compare, sft_compare
 from benchmarks.cli_report import report_command
 from benchmarks.exact_stats import clopper_pearson
@@ -25,6 +24,7 @@ from benchmarks.report import build_report, load_anchors, report_comparison, to_
 from benchmarks.report_runs import KINDS, RunFormatError, UnknownRunError, read_run, read_runs
 from benchmarks.report_stats import bootstrap_mean, estimate
 from benchmarks.validate import validate
+from sebench.version import code_version
 from tests.agents.fixed_answer import FixedAnswerModel
 from tests.benchmarks.chromium import render
 
@@ -75,7 +75,7 @@ def runs(task_env, tmp_path_factory):
                                                      ("closed-sft", first.reference, {"steps": 4, "seconds": 2.0}),
                                                      ("open-sft", NOTHING, {"steps": 4, "seconds": 2.0})])
     config = {"model": "fixed-answer", "train_limit": 3, "steps": 4, "n": 1, "limit": 3, "probe_limit": 6,
-              "trained_functions": functions, "zwc": task_env.mapping.origin, "code_version": _code_version()}
+              "trained_functions": functions, "zwc": task_env.mapping.origin, "code_version": code_version()}
     report_comparison(base / "sft", {"config": config, "verdict": sft_compare.verdict(rows),
                                      "rows": [sft_compare.row_summary(r) for r in rows]})
     rl_rows, _ = _rows(task_env, base / "rl", [

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.jsonl import JsonlCorruptError
 from envs.zwc import Task, TestCase
+from sebench.jsonl import JsonlCorruptError
 from selfplay.buffer import TaskBuffer
 
 ROOT = Path(__file__).resolve().parents[2]

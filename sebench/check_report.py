@@ -2,7 +2,7 @@
 
 Returned by ``memory.conformance.check_store`` and ``agents.models.conformance.check_model``;
 ``learners.checker.CheckReport`` extends it with the learner, the model and the effect figures.
-It lives in ``memory`` because ``memory`` imports nothing of ours (docs/architecture.md), so
+It lives in ``sebench``, the ground floor every package may import (docs/architecture.md), so
 ``memory``, ``agents`` and ``learners`` can all import it without bending the layering. Plain
 data, no dependencies.
 """
