@@ -23,10 +23,10 @@ from langgraph.graph import END, START, StateGraph
 
 from agents.batching import DynamicBatcher
 from agents.learner import EvolveReport, Learner, set_limit
-from agents.models import DEFAULT_MODEL, Model, load_model, release_model
+from agents.models import DEFAULT_MODEL, Model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.local_model import LocalModel, check_engine, fast_engine
-from agents.models.registry import REGISTRY
+from agents.models.registry import REGISTRY, ModelRegistry, load_model, release_model
 from agents.presets import preset as get_preset
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.seeding import DEFAULT_SEED, derive_seed
@@ -77,12 +77,15 @@ class Agent:
             sampling), ``transformers``, ``ct2-int8`` or ``ct2-float32``.
         seed: the run seed every sampled answer's seed derives from (``agents.seeding``: run, task,
             sample, turn), on backends that seed per prompt: the same seed gives the same samples.
+        registry: where a model named by ``model`` is looked up and shared (``agents.models.ModelRegistry``);
+            None: the process's (``load_model``), shared with every other agent. A test passes its own.
     """
 
     def __init__(self, model: str | Model = DEFAULT_MODEL, learner: Learner | None = None, *,
                  max_turns: int = 1, max_searches: int = 3, temperature: float | None = None,
                  max_tokens: int = 512, concurrency: int = 32,
-                 dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto", preset: str = "cpu"):
+                 dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto", preset: str = "cpu",
+                 registry: ModelRegistry | None = None):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
             raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
@@ -96,6 +99,7 @@ class Agent:
         self._loaded = False  # whether self._model came from load_model (then close() gives it back)
         self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
         self.learner = learner
+        self.registry = registry
         self.max_turns, self.max_searches = max_turns, max_searches
         self.temperature = temperature
         self.max_tokens, self.concurrency = max_tokens, concurrency
@@ -112,7 +116,7 @@ class Agent:
             if self.model_spec == "reference":
                 raise ValueError("the reference model needs the env's tasks: call agent.evaluate(...) "
                                  "or bind it with agent.bind_reference(env)")
-            self._model = load_model(self._reload or str(self.model_spec), dtype=self.dtype)
+            self._model = self._load(self._reload or str(self.model_spec), dtype=self.dtype)
             self._loaded = True
         return self._model
 
@@ -142,8 +146,19 @@ class Agent:
     def _let_go(self) -> None:
         self._close_batcher()
         if self._model is not None and self._loaded:
-            release_model(self._model)
+            if self.registry is None:
+                release_model(self._model)
+            else:
+                self.registry.release(self._model)
         self._model, self._loaded = None, False
+
+    def _load(self, name: str, **kwargs: Any) -> Model:
+        """``name`` from this agent's registry, else the process's (``load_model``, looked up at
+        each call: the learner checker wraps it to record what a learner loads)."""
+        return load_model(name, **kwargs) if self.registry is None else self.registry.load(name, **kwargs)
+
+    def _has_local_weights(self, spec: str) -> bool:
+        return (REGISTRY if self.registry is None else self.registry).has_local_weights(spec)
 
     def __enter__(self) -> Agent:
         return self
@@ -154,7 +169,7 @@ class Agent:
     def bind_reference(self, env: ZWCEnv, splits: tuple[str, ...] = ("train", "single_test", "multiple_test")):
         tasks = [t for s in splits if (env.root / f"{s}.jsonl").is_file() for t in env.tasks(s)]
         self._let_go()
-        self._model = load_model("reference", tasks=tasks, mapping=env.mapping)
+        self._model = self._load("reference", tasks=tasks, mapping=env.mapping)
 
     @staticmethod
     def _reference_splits(phase: str) -> tuple[str, ...]:
@@ -168,7 +183,7 @@ class Agent:
         None for backends whose weights are not ours (reference, openai:, vllm:)."""
         if self._model is not None:
             return getattr(self._model, "dtype", None)
-        if not REGISTRY.has_local_weights(str(self.model_spec)):
+        if not self._has_local_weights(str(self.model_spec)):
             return None
         return resolve_dtype(self.dtype)
 
@@ -177,7 +192,7 @@ class Agent:
         every result's config; None for backends whose engine is not ours (reference, remote)."""
         model = self._model
         if model is None:
-            if not REGISTRY.has_local_weights(str(self.model_spec)):
+            if not self._has_local_weights(str(self.model_spec)):
                 return None
             model = self.model  # a local model: which engine answers depends on where it runs
         fast = self._fast if self._fast is not None and self._batched is model else fast_engine(model, self.engine)

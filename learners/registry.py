@@ -15,68 +15,34 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import fields
-from functools import cache
-from importlib.metadata import EntryPoint
 from typing import Any
 
 from agents.learner import Learner
 from sebench import plugins
-from sebench.errors import SebenchError, SettingError
+from sebench.errors import SettingError
+from sebench.registry import EntryPointRegistry, UnknownEntryError
 
 GROUP = plugins.LEARNERS
 
 
-class LearnerRegistryError(SebenchError, KeyError):
+class LearnerRegistryError(UnknownEntryError):
     """No learner by that name, or none registered at all (a KeyError, as a Mapping's lookups
     must raise, printed without KeyError's quotes)."""
 
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
+
+def registry(extra: dict[str, Callable[..., Learner]] | None = None) -> EntryPointRegistry:
+    """The learners installed now (names are read from the packages' metadata at each lookup; a
+    learner's module is imported only when that learner is asked for: the trainers pull in torch
+    and trl), plus ``extra`` ones of the caller's."""
+    return EntryPointRegistry(GROUP, kind="learner", error=LearnerRegistryError, extra=extra,
+                              when_empty=f"no learners registered in the {GROUP!r} entry-point group: the sebench "
+                                         "package is not installed in this environment; run `pip install -e .` "
+                                         "(or `make setup`)")
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    found = plugins.group(GROUP)
-    if not found:
-        raise LearnerRegistryError(f"no learners registered in the {GROUP!r} entry-point group: the sebench "
-                                   "package is not installed in this environment; run `pip install -e .` "
-                                   "(or `make setup`)")
-    return found
-
-
-class _Registry(Mapping[str, Callable[..., Learner]]):
-    """Names are read from the installed packages' metadata; a learner's module is imported
-    only when that learner is asked for (the trainers pull in torch and trl)."""
-
-    def __getitem__(self, name: str) -> Callable[..., Learner]:
-        points = _entry_points()
-        if name not in points:
-            raise LearnerRegistryError(_unknown(name, points))
-        return points[name].load()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(_entry_points()))
-
-    def __len__(self) -> int:
-        return len(_entry_points())
-
-    def target(self, name: str) -> str:
-        """Where ``name`` lives (``module:Attr``), without importing it."""
-        points = _entry_points()
-        if name not in points:
-            raise LearnerRegistryError(_unknown(name, points))
-        return points[name].value
-
-
-def _unknown(name: str, points: Mapping[str, EntryPoint]) -> str:
-    close = difflib.get_close_matches(name, sorted(points), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"unknown learner {name!r}; known: {', '.join(sorted(points))}{hint}"
-
-
-REGISTRY = _Registry()
+REGISTRY = registry()  # holds no state: every lookup reads the installed entry points anew
 
 
 def make(name: str, **config: Any) -> Learner:

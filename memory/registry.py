@@ -10,38 +10,36 @@ comes from; ``sebench check-backend memory NAME`` checks any of them. Ours (``in
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memory.base import MemoryStore, MemoryStoreError
 from sebench import plugins
+from sebench.registry import EntryPointRegistry, UnknownEntryError
 
 StoreFactory = Callable[..., MemoryStore]
 
 
-class UnknownMemoryBackend(MemoryStoreError, KeyError):
+class UnknownMemoryBackend(MemoryStoreError, UnknownEntryError):
     """No memory backend by that name (a KeyError, printed without its quotes)."""
 
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
+
+def registry(extra: dict[str, StoreFactory] | None = None) -> EntryPointRegistry:
+    """The memory backends installed now (read at each lookup), plus ``extra`` ones of the caller's."""
+    return EntryPointRegistry(plugins.MEMORY, kind="memory backend", error=UnknownMemoryBackend, listed="installed",
+                              advice=f" (a package adds one through the {plugins.MEMORY!r} entry-point group)",
+                              extra=extra)
 
 
 def backends() -> dict[str, plugins.Plugin]:
     """Every installed memory backend by name (nothing imported)."""
-    return {name: plugins.describe(ep) for name, ep in sorted(plugins.group(plugins.MEMORY).items())}
+    return registry().describe()
 
 
 def factory(name: str) -> StoreFactory:
     """The factory registered as ``name`` (imported now)."""
-    points = plugins.group(plugins.MEMORY)
-    if name not in points:
-        close = difflib.get_close_matches(name, sorted(points), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UnknownMemoryBackend(f"unknown memory backend {name!r}; installed: {', '.join(sorted(points))}{hint} "
-                                   f"(a package adds one through the {plugins.MEMORY!r} entry-point group)")
-    return points[name].load()
+    return registry()[name]
 
 
 def is_persistent(make: StoreFactory) -> bool:

@@ -14,14 +14,20 @@ remote server keeps its own. ``engine`` (``local_model.ENGINES``) picks what gen
 local model: ``transformers`` (``load_model``'s default: a ``TransformersModel``), or ``auto``
 (``Agent``'s and the commands' default: CTranslate2 for greedy answers where it is installed,
 transformers for seeded sampling), ``ct2-int8``, ``ct2-float32``. Tests build a registry of their
-own with ``ModelRegistry(entry_points=False)``.
+own with ``ModelRegistry(entry_points=False)`` (its own pool of loaded models too), and hand it to
+``Agent(registry=...)``.
+
+The lookup is an ``EntryPointRegistry`` (``sebench.registry``): it caches no entry point, so a
+package installed while the process runs is seen at once. What it does cache is loaded models, in
+a ``ModelPool`` (``agents.models.pool``): ``PROCESS_MODELS`` is the process's, shared by the
+default registry ``REGISTRY``, which holds nothing else.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +36,9 @@ from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.errors import UnknownModelError
 from agents.models.factories import local_model
 from agents.models.local_model import check_engine, resolve_engine
+from agents.models.pool import ModelPool
 from sebench import plugins
+from sebench.registry import EntryPointRegistry
 
 Factory = Callable[..., Model]
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"  # Agent()'s model: the capable embedded one
@@ -48,42 +56,41 @@ class ModelEntry:
         return self.name.endswith(":")
 
 
-class ModelRegistry:
-    def __init__(self, entry_points: bool = False) -> None:
-        self._named: dict[str, Factory] = {}  # registered here, or loaded from an entry point
-        self._origins: dict[str, str] = {}
+class ModelRegistry(EntryPointRegistry):
+    """Names and prefixes -> factories (the ``sebench.models`` group if ``entry_points``, and names
+    ``register``-ed here), and the ``pool`` the models it loads by name are shared in (its own
+    unless given one)."""
+
+    def __init__(self, entry_points: bool = False, pool: ModelPool | None = None) -> None:
+        super().__init__(plugins.MODELS, kind="model", error=UnknownModelError)
         self._entry_points = entry_points
-        self._cache: dict[tuple[str, str, str], Model] = {}  # (name, resolved dtype, engine) -> model
-        self._users: dict[tuple[str, str, str], int] = {}  # loads not yet released, per cached model
-        self._lock = threading.Lock()  # two threads asking at once get one model
+        self._origins: dict[str, str] = {}
+        self.pool = pool if pool is not None else ModelPool()
 
     def register(self, name: str, factory: Factory, origin: str = "registered in this process") -> None:
         """``name`` (or a prefix: a name ending in ``:``) -> ``factory``; wins over an entry point."""
         if not name or name != name.strip():
             raise UnknownModelError(f"a model name must be non-empty without surrounding spaces, not {name!r}")
-        self._named[name] = factory
+        self.extra[name] = factory
         self._origins[name] = origin
 
-    def _points(self) -> dict:
-        return plugins.group(plugins.MODELS) if self._entry_points else {}
+    def points(self) -> dict[str, EntryPoint]:
+        return super().points() if self._entry_points else {}
 
     def entries(self) -> list[ModelEntry]:
         """Every registered name and prefix, with its origin (entry points are not imported)."""
-        found = {name: plugins.describe(ep).origin for name, ep in self._points().items()}
+        found = {name: plugin.origin for name, plugin in self.describe().items()}
         found.update(self._origins)
         return [ModelEntry(name, origin) for name, origin in sorted(found.items())]
 
+    def unknown(self, name: str) -> Exception:
+        known = ", ".join(e.name + ("<…>" if e.prefix else "") for e in self.entries())
+        return self.error(f"unknown model {name!r}; use one of {known}, or a model directory "
+                          f"(a package adds names through the {plugins.MODELS!r} entry-point group)")
+
     def _factory(self, key: str) -> Factory | None:
-        if key in self._named:
-            return self._named[key]
-        point = self._points().get(key)
-        if point is None:
-            return None
-        factory = point.load()  # a third party's import error surfaces here, for its own entries only
-        with self._lock:
-            self._named.setdefault(key, factory)
-            self._origins.setdefault(key, plugins.describe(point).origin)
-        return self._named[key]
+        # a third party's import error surfaces here, for its own entries only
+        return self[key] if key in self else None
 
     def find(self, spec: str) -> tuple[str, Factory, str | None] | None:
         """(entry name, factory, rest after a prefix or None) for ``spec``, or None."""
@@ -106,20 +113,14 @@ class ModelRegistry:
         if found is None:
             if Path(name).is_dir():
                 return local_model(name, dtype=dtype, engine=engine, **kwargs)
-            known = ", ".join(e.name + ("<…>" if e.prefix else "") for e in self.entries())
-            raise UnknownModelError(f"unknown model {name!r}; use one of {known}, or a model directory "
-                                    f"(a package adds names through the {plugins.MODELS!r} entry-point group)")
+            raise self.unknown(name)
         key_name, factory, rest = found
         if rest is not None:
             return factory(rest, dtype=dtype, engine=engine, **kwargs)
         if not cache or not getattr(factory, "shared", True):
             return factory(dtype=dtype, engine=engine, **kwargs)
         key = (key_name, resolve_dtype(dtype, kwargs.get("device")), engine)  # auto and what it means share one
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = factory(dtype=dtype, engine=engine, **kwargs)
-            self._users[key] = self._users.get(key, 0) + 1
-            return self._cache[key]
+        return self.pool.share(key, lambda: factory(dtype=dtype, engine=engine, **kwargs))
 
     def weights_directory(self, spec: str) -> Path | None:
         """The local weights behind ``spec`` without loading a model (a directory, an embedded
@@ -141,26 +142,18 @@ class ModelRegistry:
         return locate is not None and (rest is None or locate(rest) is not None)
 
     def release(self, model: Model) -> bool:
-        """One user of a cached ``model`` is done with it (``Agent.close``); the registry drops
-        the model when its last user is, so its memory can go. True when it was dropped. A model
-        the registry does not cache (a directory, a remote backend) is not its to keep: False."""
-        with self._lock:
-            key = next((k for k, cached in self._cache.items() if cached is model), None)
-            if key is None:
-                return False
-            self._users[key] = self._users.get(key, 1) - 1
-            if self._users[key] > 0:
-                return False
-            del self._cache[key], self._users[key]
-            return True
+        """One user of a cached ``model`` is done with it (``Agent.close``); the pool drops the
+        model when its last user is, so its memory can go. True when it was dropped. A model the
+        registry does not cache (a directory, a remote backend) is not its to keep: False."""
+        return self.pool.release(model)
 
     def cached(self) -> list[tuple[str, str]]:
         """The (name, dtype) of every model held now (one entry per engine it is held on)."""
-        with self._lock:
-            return sorted((name, dtype) for name, dtype, _engine in self._cache)
+        return sorted((name, dtype) for name, dtype, _engine in self.pool.held())
 
 
-REGISTRY = ModelRegistry(entry_points=True)
+PROCESS_MODELS = ModelPool()  # the models this process holds, shared by every agent loading one by name
+REGISTRY = ModelRegistry(entry_points=True, pool=PROCESS_MODELS)  # no cache of its own: it reads the group anew
 
 
 def load_model(name: str, **kwargs: Any) -> Model:

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from agents import Agent
-from agents.models import DtypeError, load_model
+from agents.models import DtypeError
 from agents.models.dtype import cpu_has_bf16, resolve_dtype
 
 
@@ -31,19 +31,19 @@ def test_auto_resolves_by_device_and_explicit_values_pass_through():
 def test_the_dtype_reaches_the_weights_and_keys_the_cache(tiny_dir, monkeypatch):
     """``smollm2-135m`` by name through the registry's own factory and cache, its weights' directory
     swapped for the tiny model's: the cache key and the dtype's way to the weights are the point."""
-    from agents.models import embedded, registry
+    from agents.models import ModelRegistry, embedded
 
     monkeypatch.setattr(embedded, "embedded_directory", lambda name, **_: tiny_dir)
-    monkeypatch.setattr(registry.REGISTRY, "_cache", {})  # the process's own cache is given back untouched
+    registry = ModelRegistry(entry_points=True)  # a pool of its own: the process's cache is left untouched
     auto = resolve_dtype("auto", "cpu")
     other = "float32" if auto == "bfloat16" else "bfloat16"
-    model = load_model("smollm2-135m")
+    model = registry.load("smollm2-135m")
     assert model.path == tiny_dir and model.name == "smollm2-135m"  # the swap took: no pretrained weights here
     assert model.dtype == auto and {p.dtype for p in model.model.parameters()} == {getattr(torch, auto)}
-    assert load_model("smollm2-135m", dtype=auto) is model  # auto and what it resolves to are one model
-    forced = Agent(model="smollm2-135m", dtype=other).model
+    assert registry.load("smollm2-135m", dtype=auto) is model  # auto and what it resolves to are one model
+    forced = Agent(model="smollm2-135m", dtype=other, registry=registry).model
     assert forced is not model and forced.dtype == other
     assert {p.dtype for p in forced.model.parameters()} == {getattr(torch, other)}
-    assert load_model("smollm2-135m", dtype=other) is forced
+    assert registry.load("smollm2-135m", dtype=other) is forced
     [[a]] = forced.generate([[{"role": "user", "content": "Name a colour."}]], max_tokens=6)
     assert a.tokens >= 1

@@ -10,6 +10,7 @@ from benchmarks.cli import main
 from learners import registry
 from learners.base import NoLearner
 from sebench.errors import SebenchError, SettingError
+from tests.packaging import install
 
 
 class BuggyLearner(NoLearner):
@@ -27,10 +28,13 @@ class RefusingLearner(NoLearner):
 
 
 @pytest.fixture
-def extra_learners(monkeypatch):
-    lookup = registry._Registry.__getitem__
-    extra = {"buggy": BuggyLearner, "refusing": RefusingLearner}
-    monkeypatch.setattr(registry._Registry, "__getitem__", lambda self, name: extra.get(name) or lookup(self, name))
+def extra_learners(tmp_path, monkeypatch):
+    """The two learners above, registered the way any package registers one: an installed
+    distribution's entry points (a ``.dist-info`` on ``sys.path``), seen by the next lookup."""
+    install(tmp_path / "site", "extra-learners", {},
+            f"[sebench.learners]\nbuggy = {__name__}:BuggyLearner\nrefusing = {__name__}:RefusingLearner\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert {"buggy", "refusing"} <= set(registry.REGISTRY)
 
 
 def _run(monkeypatch, *argv):
