@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sebench.errors import SebenchError
 
 if TYPE_CHECKING:
-    from agents.agent import Agent
+    from agents.learner import AgentLike
     from envs.zwc import ZWCEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,7 @@ def outcome_code_sha256() -> str:
     return digest.hexdigest()[:16]
 
 
-def eval_config(agent: Agent, env: ZWCEnv, *, split: str, mode: str, n: int, limit: int | None,
+def eval_config(agent: AgentLike, env: ZWCEnv, *, split: str, mode: str, n: int, limit: int | None,
                 functions: list[str] | None, temperature: float, code_version: str) -> dict:
     """Everything that decides what a result record means, as JSON values."""
     engine = agent.engine_for(temperature)

@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.eval_config import ResultsExistError, check_resume, eval_config, record_config
-from agents.learner import evaluation_session
+from agents.learner import AgentLike, evaluation_session
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
 from sebench.jsonl import cut_torn_tail
 from sebench.version import code_version
 
 if TYPE_CHECKING:
-    from agents.agent import Agent
     from envs.zwc import ZWCEnv
 
 TEST_PHASE_MODES = ("closed", "numpy")  # open and search show docs: train-phase diagnostics
@@ -122,7 +121,7 @@ def target_use(records: list[dict]) -> tuple[float | None, dict[str, int]]:
     return (used / len(known) if known else None), counts
 
 
-def evaluate(agent: Agent, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",
+def evaluate(agent: AgentLike, env: ZWCEnv, split: str = "single_test", n: int = 5, mode: str = "closed",
              out: str | Path | None = None, limit: int | None = None, resume: bool = False,
              progress: bool = True, functions: list[str] | None = None) -> EvalReport:
     """Evaluate ``agent`` on ``split`` (the first ``limit`` tasks), ``n`` samples per task.

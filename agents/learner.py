@@ -13,6 +13,10 @@ trains weights (and then writes a model directory, ``config.model_dir``).
 A learner that changes at test time (ACE online) may also offer ``evaluation()``, a context
 manager ``evaluate`` holds open for the whole run (``evaluation_session``): what a task's prompt
 shows must not depend on how far its own samples, or other tasks, have got.
+
+The other side of the protocol, what a learner (and ``evaluate``) may use of the agent, is
+``AgentLike``: a Protocol, not ``agents.agent.Agent``, so that this module, ``evaluate`` and
+``eval_config`` import no agent (the agent imports them: tests/test_import_graph.py).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from sebench.errors import SettingError
 
 if TYPE_CHECKING:
-    from agents.agent import Agent
+    from collections.abc import Callable
+
+    from agents.models.base import Model
     from agents.trajectory import Trajectory
-    from envs.zwc import Observation, ZWCEnv
+    from envs.zwc import Observation, Task, ZWCEnv
 
 
 def setting(default: Any, help: str) -> Any:  # noqa: A002 - the word trl's configs use
@@ -134,11 +140,43 @@ class Learner(Protocol):
 
     def observe(self, trajectory: Trajectory) -> None: ...
 
-    def evolve(self, agent: Agent, env: ZWCEnv) -> EvolveReport: ...
+    def evolve(self, agent: AgentLike, env: ZWCEnv) -> EvolveReport: ...
 
     def save(self, path) -> None: ...
 
     def load(self, path) -> None: ...
+
+
+class AgentLike(Protocol):
+    """What learners and ``evaluate`` use of the agent (``agents.agent.Agent`` is the one there is):
+    its model and the settings every answer is drawn with, its episodes, and its learner."""
+
+    model: Model  # the loaded model (loads it on first use); a parametric learner sets its trained one
+    model_spec: str | Model
+    name: str
+    dtype: str
+    preset: str
+    temperature: float
+    max_tokens: int
+    max_turns: int
+    max_searches: int
+    concurrency: int
+    learner: Learner | None
+
+    @property
+    def weights_dtype(self) -> str | None: ...
+
+    def engine_for(self, temperature: float) -> str | None: ...
+
+    def unload_model(self) -> bool: ...
+
+    def bind_reference(self, env: ZWCEnv, splits: tuple[str, ...] = ...) -> None: ...
+
+    def run_episodes(self, env: ZWCEnv, items: list[tuple[Task, int]], phase: str, mode: str,
+                     temperature: float | None = None, on_done: Callable[[Trajectory], None] | None = None,
+                     docs_chars: Any = ...) -> list[Trajectory]: ...
+
+    def evolve(self, env: ZWCEnv, limit: int | None = None) -> EvolveReport: ...
 
 
 @contextlib.contextmanager

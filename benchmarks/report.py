@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.report_findings import HEADER, findings_table
 from benchmarks.report_runs import SPLIT_NAMES, VALIDATION_SLOTS, Evaluation, Run, read_runs
+from benchmarks.report_shapes import Bar, Report, Section, Table, run_config
 from benchmarks.report_stats import Estimate, common_k, estimate, outcomes, target_use_rate
-from benchmarks.report_training import ROUND_HEADER, TITLES, TRAIN_COLUMNS, Curve, reward_curves, round_lines
+from benchmarks.report_training import ROUND_HEADER, TITLES, TRAIN_COLUMNS, reward_curves, round_lines
 
 ANCHORS = Path(__file__).with_name("paper_anchors.json")
 INTERVALS = ("Rates: [exact 95%] Clopper-Pearson bounds (pass@1: passes of samples; pass@k: of tasks); "
@@ -33,47 +33,6 @@ INTERVALS = ("Rates: [exact 95%] Clopper-Pearson bounds (pass@1: passes of sampl
              "builds, tasks resampled within each, and their sd. Differences between rows: the findings section.")
 EXPECTED = {"closed": "0 (impossible without the docs)", "open": "high (trivial with the docs)",
             "numpy": "high (the logic is within reach)", "reference": ">= 99% (the grader is right)"}
-
-
-@dataclass
-class Table:
-    header: list[str]
-    rows: list[list[str]]
-
-
-@dataclass
-class Bar:
-    """One bar of a pass@k plot: a rate with its interval, in percent."""
-
-    label: str
-    series: str
-    value: float
-    low: float | None
-    high: float | None
-
-
-@dataclass
-class Section:
-    key: str                 # html id and plot file stem
-    title: str
-    table: Table
-    notes: list[str] = field(default_factory=list)
-    bars: list[Bar] = field(default_factory=list)
-    plots: list[tuple[str, str]] = field(default_factory=list)  # (caption, PNG file name in OUT)
-    curves: list[Curve] = field(default_factory=list)           # a line plot: percent against curve_axes[0]
-    curve_axes: tuple[str, str] = ("", "")                      # (x label, title)
-    findings: list[str] = field(default_factory=list)  # verdicts, warnings, failed rows: printed with the table
-
-
-@dataclass
-class Report:
-    runs: list[Run]
-    sections: list[Section]
-    anchors: dict
-    outcomes: list[tuple[str, dict[str, int]]]           # (evaluation label, outcome -> samples)
-    budget: list[dict]                                   # sft/rl rows: name, kind, steps, recall, pass@1
-    generated: str = ""
-    code_version: str = ""
 
 
 def load_anchors(path: Path = ANCHORS) -> dict:
@@ -345,13 +304,6 @@ def to_markdown(report: Report) -> str:
     for i, run in enumerate(report.runs, 1):
         lines += [f"### {i}. {run.kind}: {run.path}", "", "```json", json.dumps(run_config(run), indent=1), "```", ""]
     return "\n".join(lines) + "\n"
-
-
-def run_config(run: Run) -> dict:
-    """The run's configuration, and each evaluation's where the run has none of its own."""
-    if run.config and run.kind not in ("eval", "validate"):
-        return run.config
-    return {"run": run.config, "evaluations": {f"{e.name} ({e.split}, {e.mode})": e.config for e in run.evaluations}}
 
 
 def write_report(run_paths: list[str | Path], out: str | Path) -> Report:

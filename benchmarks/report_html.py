@@ -13,7 +13,7 @@ import re
 from html import escape
 from pathlib import Path
 
-from benchmarks.report import Report, Section, run_config
+from benchmarks.report_shapes import Report, Section, run_config
 
 CSS = """
 body { font: 14px/1.45 -apple-system, 'Segoe UI', 'DejaVu Sans', 'Liberation Sans', sans-serif; color: #1d2329;

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import Bar, Report, Section
+from benchmarks.report_shapes import Bar, Report, Section
 
 OUTCOME_COLOURS = {"passed": "#2e9e4f", "wrong_answer": "#d9822b", "unknown_api": "#c23b3b",
                    "wrong_arguments": "#e0b13a", "runtime_error": "#8e5bb5", "no_zwc_call": "#3b7dd8",
