@@ -79,7 +79,12 @@ class EntryPointRegistry(Mapping[str, Any]):
         return points[name].load()
 
     def __contains__(self, name: object) -> bool:
-        return name in self.extra or name in self.points()  # without importing the entry
+        """Whether ``name`` is registered, without importing it (an empty group: False, as
+        Mapping's lookup-based ``in`` answered)."""
+        try:
+            return name in self.extra or name in self.points()
+        except self.error:
+            return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

@@ -6,8 +6,8 @@ at once (the registries cache nothing) and pass their checkers.
 The learner is tests/learners/newcomer_learner.py as its author would ship it; the learner
 checker's run on that same file (``sebench check-learner``, minutes) is
 tests/learners/test_checker.py::test_a_newcomers_learner_from_a_file_passes_every_check, not
-repeated here. The memory backend is a dict-backed store of a few lines over ours; the model
-backend a prefix over the tiny test model.
+repeated here. The memory backend is a store of a few lines over ours; the model backend the
+prefix of tests/benchmarks/test_extension_points.py under another name, over the tiny test model.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.benchmarks.test_extension_points import MODEL as ACME_MODEL
 from tests.packaging import install
 
 LEARNER = Path(__file__).parent / "learners" / "newcomer_learner.py"
@@ -27,14 +28,7 @@ def make_store(path, embedder=None, **options):
     """A newcomer's backend: ours under another name, as the smallest thing that plugs in."""
     return InMemoryStore(embedder)
 '''
-MODEL = '''
-from agents.models.transformers_model import TransformersModel
-
-
-def make(rest, *, dtype="auto", engine="transformers", **options):
-    """newcomer:<model directory>."""
-    return TransformersModel(rest, name=f"newcomer:{rest}", dtype="float32")
-'''
+MODEL = ACME_MODEL.replace("acme:", "newcomer:")  # test_extension_points' prefix backend, renamed
 ENTRY_POINTS = """[sebench.learners]
 newcomer-notes = newcomer_pkg.learner:NotesLearner
 

@@ -68,6 +68,7 @@ def test_an_empty_group_can_be_an_error(tmp_path):
     empty = EntryPointRegistry("sebench.test-nothing", error=WidgetError, when_empty="nothing installed: pip install")
     with pytest.raises(WidgetError, match="nothing installed"):
         list(empty)
+    assert "anything" not in empty  # ``in`` answers, as a Mapping's does
     assert list(EntryPointRegistry("sebench.test-nothing")) == []  # without when_empty: just empty
 
 
