@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents.seeding import derive_seed, supports_seeds
-from envs.zwc.catalogue import CATALOGUE, Entry
 from envs.zwc.env import ZWCEnv
+from envs.zwc.library.catalogue import CATALOGUE, Entry
+from envs.zwc.library.translate import translate_numpy
 from envs.zwc.task import Task, TestCase
 from envs.zwc.tasks.single import MIN_TESTS, selected_name
-from envs.zwc.translate import translate_numpy
 
 PROPOSE = """Write a small programming task that is solved by calling numpy.{name}.
 {summary}
@@ -128,7 +128,7 @@ def execute(env: ZWCEnv, proposal: Proposal) -> list[tuple[str, str]] | str:
     """Expected outputs by running the proposed NumPy solution in the sandbox."""
     entry_point = re.match(r"def\s+(\w+)", proposal.signature).group(1)
     answer = env.pool.run(proposal.solution, entry_point, proposal.inputs, numpy_mode=True, printed=False)
-    from envs.zwc.grading import decode
+    from envs.zwc.grading.grade import decode
 
     outputs = [(proposal.inputs[r["i"]], repr(decode(r["value"])))
                for r in answer["records"] if r.get("event") == "test" and r.get("ok")]

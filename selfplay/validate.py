@@ -4,7 +4,7 @@ A parsed proposal (``proposal.py``) is kept only if, in this order (the first fa
 names the rejection, a ``Reason``):
 
 1. *screen* (no code runs): the problem text names no zwc or NumPy function; the solution
-   passes the grader's static checks (``envs.zwc.checks.check_code``: allowed modules only,
+   passes the grader's static checks (``envs.zwc.grading.checks.check_code``: allowed modules only,
    no NumPy, no reflection, zwc imported and called, names that exist);
 2. *run twice* in the sandbox on its inputs, with the validator's limits (a timeout is a
    rejection): no error on any input, the same values both times (deterministic: the
@@ -33,16 +33,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envs.zwc import Failure, Task, TestCase, ZWCEnv
-from envs.zwc.catalogue import CATALOGUE
-from envs.zwc.checks import Reason as CheckReason
-from envs.zwc.checks import check_code
 from envs.zwc.env import CONSTRUCTORS
-from envs.zwc.equality import values_equal
-from envs.zwc.grading import decode
-from envs.zwc.package import public_names
-from envs.zwc.sandbox import Limits
+from envs.zwc.grading.checks import Reason as CheckReason
+from envs.zwc.grading.checks import check_code
+from envs.zwc.grading.equality import values_equal
+from envs.zwc.grading.grade import decode
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.package import public_names
+from envs.zwc.library.translate import translate_zwc
+from envs.zwc.sandbox.pool import Limits
 from envs.zwc.tasks.single import MIN_TESTS
-from envs.zwc.translate import translate_zwc
 from sebench.errors import SettingError
 from selfplay.proposal import Proposal
 from selfplay.reasons import Reason, Rejected

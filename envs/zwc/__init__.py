@@ -13,10 +13,11 @@ _EXPORTS = {
     "Observation": "envs.zwc.env", "ZWCEnv": "envs.zwc.env",
     "MappingError": "envs.zwc.errors", "ProtocolError": "envs.zwc.errors", "SandboxError": "envs.zwc.errors",
     "TaskFormatError": "envs.zwc.errors", "UnknownNameError": "envs.zwc.errors", "ZWCEnvError": "envs.zwc.errors",
-    "MappedName": "envs.zwc.names", "Mapping": "envs.zwc.names",
+    "MappedName": "envs.zwc.library.names", "Mapping": "envs.zwc.library.names",
     "Task": "envs.zwc.task", "TestCase": "envs.zwc.task", "read_tasks": "envs.zwc.task",
     "write_tasks": "envs.zwc.task",
-    "Failure": "envs.zwc.failure", "TestOutcome": "envs.zwc.verdict", "Verdict": "envs.zwc.verdict",
+    "Failure": "envs.zwc.grading.failure",
+    "TestOutcome": "envs.zwc.grading.verdict", "Verdict": "envs.zwc.grading.verdict",
 }
 __all__ = [
     "Failure", "MappedName", "Mapping", "MappingError", "Observation", "ProtocolError", "SandboxError", "Task",
@@ -35,10 +36,10 @@ if TYPE_CHECKING:
         UnknownNameError,
         ZWCEnvError,
     )
-    from envs.zwc.failure import Failure
-    from envs.zwc.names import MappedName, Mapping
+    from envs.zwc.grading.failure import Failure
+    from envs.zwc.grading.verdict import TestOutcome, Verdict
+    from envs.zwc.library.names import MappedName, Mapping
     from envs.zwc.task import Task, TestCase, read_tasks, write_tasks
-    from envs.zwc.verdict import TestOutcome, Verdict
 
 
 def __getattr__(name: str):

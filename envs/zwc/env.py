@@ -21,18 +21,18 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from envs.zwc.catalogue import CATALOGUE
-from envs.zwc.checks import check_code
-from envs.zwc.counterfactual import recheck
-from envs.zwc.docs import DocIndex, build_api_doc, write_docs
-from envs.zwc.equality import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, OFFICIAL_ABS_TOL
 from envs.zwc.errors import ProtocolError, ZWCEnvError
-from envs.zwc.grading import ReferenceUsage, UsageRule, decode, grade, library_tests, rejected
-from envs.zwc.names import Mapping
-from envs.zwc.package import public_names, refresh_runtime, write_package
-from envs.zwc.sandbox import Limits, SandboxPool
+from envs.zwc.grading.checks import check_code
+from envs.zwc.grading.counterfactual import recheck
+from envs.zwc.grading.equality import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, OFFICIAL_ABS_TOL
+from envs.zwc.grading.grade import ReferenceUsage, UsageRule, decode, grade, library_tests, rejected
+from envs.zwc.grading.verdict import Verdict
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.docs import DocIndex, build_api_doc, write_docs
+from envs.zwc.library.names import Mapping
+from envs.zwc.library.package import public_names, refresh_runtime, write_package
+from envs.zwc.sandbox.pool import Limits, SandboxPool
 from envs.zwc.task import Task, read_tasks
-from envs.zwc.verdict import Verdict
 
 Phase = Literal["train", "test"]
 Mode = Literal["closed", "open", "search", "numpy"]
@@ -337,7 +337,7 @@ def alias_groups(mapping: Mapping) -> dict[str, str]:
     NumPy function object (``amax`` and ``max``) are one function to the usage rules."""
     import numpy
 
-    from envs.zwc.catalogue import BY_PATH
+    from envs.zwc.library.catalogue import BY_PATH
 
     by_target: dict[int, list[str]] = {}
     for entry in mapping:
