@@ -28,9 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents.prompts import extract_code, first_prompt
-from envs.zwc.grading.equality import parse_printed, values_equal
-from envs.zwc.grading.failure import Failure
-from envs.zwc.task import Task, TestCase
+from envs.zwc import Failure, Task, TestCase, parse_printed, values_equal
 from selfplay.proposal import ENTRY, _entry, _one_input, _parameters, _Unusable
 
 if TYPE_CHECKING:

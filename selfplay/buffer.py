@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from agents.jsonl import JsonlCorruptError, append_records, read_records, rewrite_records
-from envs.zwc.task import Task
+from envs.zwc import Task
 from sebench.errors import SettingError
 
 TASK_TYPE = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")  # it becomes part of a file name

@@ -14,7 +14,7 @@ import contextlib
 import json
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import EllipsisType
 from typing import Literal
@@ -31,6 +31,7 @@ from envs.zwc.library.catalogue import CATALOGUE
 from envs.zwc.library.docs import DocIndex, build_api_doc, write_docs
 from envs.zwc.library.names import Mapping
 from envs.zwc.library.package import public_names, refresh_runtime, write_package
+from envs.zwc.run_result import RunResult
 from envs.zwc.sandbox.pool import Limits, SandboxPool
 from envs.zwc.task import Task, read_tasks
 
@@ -310,6 +311,23 @@ class ZWCEnv:
                 for k, verdict in recheck(self.pool, items).items():
                     verdicts[slots[k]] = verdict
         return [v for v in verdicts if v is not None]
+
+    def run(self, code: str, entry_point: str, inputs: Sequence[str], *, numpy_mode: bool = False,
+            limits: Limits | None = None) -> RunResult:
+        """Run untrusted ``code``'s ``entry_point`` on each input (keyword-argument text) in the
+        sandbox, ungraded: each input's decoded value or error (``RunResult``). Nothing of
+        ``code`` runs in this process; ``numpy_mode`` lets it import NumPy (the reasoning
+        control); ``limits``: default the env's."""
+        return self.run_many([(code, entry_point, inputs)], numpy_mode=numpy_mode, limits=limits)[0]
+
+    def run_many(self, jobs: Sequence[tuple[str, str, Sequence[str]]], *, numpy_mode: bool = False,
+                 limits: Limits | None = None) -> list[RunResult]:
+        """``run`` for many (code, entry_point, inputs) jobs, every sandbox worker busy; in order."""
+        if not jobs:
+            return []
+        answers = self.pool.run_many([(code, entry, list(inputs), numpy_mode, False, limits)
+                                      for code, entry, inputs in jobs])
+        return [RunResult.of(answer, len(inputs)) for (_, _, inputs), answer in zip(jobs, answers, strict=True)]
 
     @property
     def pool(self) -> SandboxPool:
