@@ -30,7 +30,7 @@ from envs.zwc.grading.verdict import Verdict
 from envs.zwc.library.catalogue import CATALOGUE
 from envs.zwc.library.docs import DocIndex, build_api_doc, write_docs
 from envs.zwc.library.names import Mapping
-from envs.zwc.library.package import public_names, refresh_runtime, write_package
+from envs.zwc.library.package import public_names, write_package
 from envs.zwc.run_result import RunResult
 from envs.zwc.sandbox.pool import Limits, SandboxPool
 from envs.zwc.task import Task, read_tasks
@@ -100,7 +100,6 @@ class ZWCEnv:
         self._groups = alias_groups(self.mapping)
         self._references: dict[tuple, ReferenceUsage | None] = {}  # reference runs, by task and source
         self._references_lock = threading.Lock()
-        refresh_runtime(self.root)
         self._workers, self._limits = workers, limits
         self._pool: SandboxPool | None = None
         self.phase: Phase = "train"

@@ -19,7 +19,6 @@ import doctest
 import io
 import json
 import os
-import sys
 import tempfile
 import warnings
 from collections import Counter
@@ -78,9 +77,9 @@ def check_examples(directory: str) -> dict:
     """Run every doc's examples both ways; counts, reasons and per-function details."""
     import numpy as np
 
-    sys.path.insert(0, os.path.abspath(directory))
-    import zwc
-    import zwc._runtime as runtime
+    from envs.zwc.library.package import import_zwc
+
+    zwc, runtime = import_zwc(os.path.abspath(directory))
 
     parser = doctest.DocTestParser()
     rows = [json.loads(line) for line in open(os.path.join(directory, "api_doc.jsonl"))]

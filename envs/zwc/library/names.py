@@ -22,10 +22,10 @@ from pathlib import Path
 
 from envs.zwc.errors import MappingError, UnknownNameError
 from envs.zwc.library.catalogue import BY_PATH, CATALOGUE, LINALG_PREFIX
+from envs.zwc.library.shared import SUBMODULE
 
 CONSONANTS = "bcdfghjklmnpqrstvwxyz"
 VOWELS = "aeiou"
-SUBMODULE = "rfx"  # numpy.linalg lives under zwc.rfx, as in SE-Bench v1
 # Names the package defines besides the functions; a function may not take them.
 RESERVED = frozenset({"zwc", SUBMODULE, "ZWCArray", "ZWCError", "pi", "e", "inf", "nan",
                       "newaxis", "euler_gamma"})

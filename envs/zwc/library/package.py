@@ -1,22 +1,25 @@
 """Writes the importable ``zwc`` package for a mapping: plain files, no sebench import.
 
-Layout of ``DIR/zwc/``: ``_runtime.py`` (a copy of ``runtime.py``), ``__init__.py``
-(one line per function, constants, dtype names) and ``rfx.py`` (the ``numpy.linalg``
-functions). Generated sources carry no docstrings of the functions: the docs are a
+Layout of ``DIR/zwc/``: ``_runtime.py`` and ``_shared.py`` (copies of ``runtime.py`` and
+``shared.py``), ``__init__.py`` (one line per function, constants, dtype names) and ``rfx.py``
+(the ``numpy.linalg`` functions). Generated sources carry no docstrings of the functions: the docs are a
 separate artefact that the closed-book phase withholds.
 """
 
 from __future__ import annotations
 
-import os
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from envs.zwc.library.catalogue import BY_PATH
 from envs.zwc.library.names import SUBMODULE, Mapping
-from envs.zwc.library.runtime import CONSTANTS, DTYPES
+from envs.zwc.library.shared import CONSTANTS, DTYPES
 
-RUNTIME_SOURCE = Path(__file__).with_name("runtime.py")
+RUNTIME_SOURCE = Path(__file__).with_name("runtime.py")  # never imported as a module of sebench
+SHARED_SOURCE = Path(__file__).with_name("shared.py")
 ARRAY_CONSTRUCTOR = "numpy.array"  # the function that official inputs' np.array(...) becomes
 
 
@@ -45,19 +48,24 @@ def _function_lines(mapping: Mapping, linalg: bool) -> list[str]:
     return lines
 
 
-def refresh_runtime(out_dir: str | Path) -> bool:
-    """Give a build written by an older version the current runtime (it is ours, copied
-    verbatim; the sandbox needs its call counting). True when the file was replaced."""
-    target = Path(out_dir) / "zwc" / "_runtime.py"
-    if not target.parent.is_dir():
-        return False
-    source = RUNTIME_SOURCE.read_bytes()
-    if target.is_file() and target.read_bytes() == source:
-        return False
-    partial = target.with_name(f"_runtime.py.{os.getpid()}.partial")
-    partial.write_bytes(source)
-    os.replace(partial, target)  # atomic: a concurrent reader sees the old file or the new one
-    return True
+def import_zwc(package_dir: str | Path) -> tuple[ModuleType, ModuleType]:
+    """Import the build's ``zwc`` package (``package_dir/zwc``) with this version's runtime; the
+    package and its runtime module.
+
+    The runtime is ours (the sandbox needs its call counting), so it is loaded from sebench's
+    own source as ``zwc._runtime`` (and ``zwc._shared``) rather than from the build's copy: a
+    build written by an older version runs the current runtime, and loading writes no file.
+    For a process that imports one ``zwc``: the library server, the doc-example check."""
+    for name, source in (("zwc._shared", SHARED_SOURCE), ("zwc._runtime", RUNTIME_SOURCE)):
+        spec = importlib.util.spec_from_file_location(name, source)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    sys.path.insert(0, str(package_dir))
+    import zwc
+
+    zwc._shared, zwc._runtime = sys.modules["zwc._shared"], sys.modules["zwc._runtime"]  # as their import would
+    return zwc, sys.modules["zwc._runtime"]
 
 
 def write_package(mapping: Mapping, out_dir: str | Path) -> Path:
@@ -67,6 +75,7 @@ def write_package(mapping: Mapping, out_dir: str | Path) -> Path:
         shutil.rmtree(pkg)
     pkg.mkdir(parents=True)
     shutil.copyfile(RUNTIME_SOURCE, pkg / "_runtime.py")
+    shutil.copyfile(SHARED_SOURCE, pkg / "_shared.py")
     top = [e.short for e in mapping if not e.numpy.startswith("numpy.linalg.")]
     sub = [e.short for e in mapping if e.numpy.startswith("numpy.linalg.")]
     init = [

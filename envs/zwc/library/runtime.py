@@ -1,7 +1,10 @@
 """The runtime of a generated ``zwc`` package: NumPy behind a wall of wrappers.
 
-This file is copied verbatim into every generated package as ``zwc/_runtime.py``; it
-imports nothing of sebench. Its job is that no NumPy object ever reaches user code:
+This file is copied verbatim into every generated package as ``zwc/_runtime.py``, next to
+``shared.py`` as ``zwc/_shared.py`` (what it defines alike with the sandbox's stub); it imports
+nothing of sebench, and so is never imported as a module of sebench: it runs as ``zwc._runtime``
+(``package.import_zwc`` loads it from here for the sandbox's library server). Its job is that
+no NumPy object ever reaches user code:
 
 * every argument is *unwrapped* with exact type checks (a ``ZWCArray`` becomes its
   array; lists, tuples and Python scalars pass; user callables are wrapped so that they
@@ -31,6 +34,15 @@ import re as _re
 import warnings as _warnings
 
 import numpy as _np
+from zwc._shared import (  # the error classes, constants and dtype names the sandbox's stub shares
+    CONSTANTS,  # noqa: F401 - part of the runtime's surface (the library child reads runtime.DTYPES)
+    DTYPES,  # noqa: F401
+    ZWCArithmeticError,
+    ZWCError,
+    ZWCIndexError,
+    ZWCTypeError,
+    ZWCValueError,
+)
 
 # NumPy's floating-point warnings would name NumPy; zwc stays quiet, as errstate(all="ignore")
 _np.seterr(all="ignore")
@@ -41,26 +53,6 @@ _BUILTIN_TYPES = (int, float, complex, bool, str, object)
 _SCRUBS: list = []  # (compiled regex, replacement), set by configure()
 _GENUINE: dict = {}  # id(function object made by function()) -> its name; they live as long as the package
 _CALLS: dict = {}  # name -> completed calls; cleared and read by the sandbox around each test
-
-
-class ZWCError(Exception):
-    """Raised by a zwc function that cannot handle its arguments."""
-
-
-class ZWCTypeError(ZWCError, TypeError):
-    """A zwc function got arguments of the wrong type or number."""
-
-
-class ZWCValueError(ZWCError, ValueError):
-    """A zwc function got arguments with invalid values or shapes."""
-
-
-class ZWCIndexError(ZWCError, IndexError):
-    """An index or axis was out of range."""
-
-
-class ZWCArithmeticError(ZWCError, ArithmeticError):
-    """A numerical operation failed."""
 
 
 def configure(names: dict) -> None:
@@ -366,11 +358,5 @@ class ZWCArray:
     __abs__, __invert__ = _unary(_operator.abs), _unary(_operator.invert)
 
 
-for _cls in (ZWCArray, ZWCFunction, ZWCError, ZWCTypeError, ZWCValueError, ZWCIndexError, ZWCArithmeticError):
+for _cls in (ZWCArray, ZWCFunction):
     _cls.__module__ = "zwc"  # type(x) shows <class 'zwc.ZWCArray'>, not the private module
-
-CONSTANTS = {"pi": float(_np.pi), "e": float(_np.e), "inf": float("inf"), "nan": float("nan"),
-             "euler_gamma": float(_np.euler_gamma), "newaxis": None}
-# dtypes are exposed as their names: passing a string keeps NumPy's type objects out of reach
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128")

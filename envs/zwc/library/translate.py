@@ -18,7 +18,7 @@ import ast
 
 from envs.zwc.library.catalogue import BY_PATH, CATALOGUE
 from envs.zwc.library.names import SUBMODULE, Mapping
-from envs.zwc.library.runtime import CONSTANTS, DTYPES
+from envs.zwc.library.shared import CONSTANTS, DTYPES
 
 # ndarray methods and attributes ZWCArray does not offer -> the function that does the same
 METHODS = {m: m for m in ("reshape", "sum", "mean", "max", "min", "prod", "std", "var", "any", "all",

@@ -24,7 +24,6 @@ from __future__ import annotations
 import gc
 import os
 import socket
-import sys
 
 from envs.zwc.sandbox import wire
 from envs.zwc.sandbox import zygote as zygotes
@@ -87,10 +86,9 @@ def send_request(sock: socket.socket, request: dict, fds: list[int]) -> None:
 
 def serve(sock: socket.socket, package_dir: str) -> None:
     """The library server's life: import, warm, freeze, then answer the stub server."""
-    sys.path.insert(0, package_dir)
-    import zwc  # noqa: F401 - imported once, before any fork
-    import zwc._runtime as runtime
+    from envs.zwc.library.package import import_zwc
 
+    zwc, runtime = import_zwc(package_dir)  # imported once, before any fork
     from envs.zwc.sandbox import child as harness
     from envs.zwc.sandbox.library_child import LibraryCatalogue, LibrarySession
     from envs.zwc.sandbox.sessions import InProcessSession

@@ -17,35 +17,20 @@ from __future__ import annotations
 
 import weakref
 
+from envs.zwc.library.shared import (  # what the library's runtime defines alike; imports nothing
+    CONSTANTS,
+    DTYPES,
+    SUBMODULE,
+    ZWCArithmeticError,
+    ZWCError,
+    ZWCIndexError,
+    ZWCTypeError,
+    ZWCValueError,
+)
 from envs.zwc.sandbox import wire
 from envs.zwc.sandbox.state import FrozenModule
 
-SUBMODULE = "rfx"
-CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"), "nan": float("nan"),
-             "euler_gamma": 0.5772156649015329, "newaxis": None}
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128")
 _type, _len, _callable, _send, _receive = type, len, callable, wire.send, wire.receive
-
-
-class ZWCError(Exception):
-    """Raised by a zwc function that cannot handle its arguments."""
-
-
-class ZWCTypeError(ZWCError, TypeError):
-    """A zwc function got arguments of the wrong type or number."""
-
-
-class ZWCValueError(ZWCError, ValueError):
-    """A zwc function got arguments with invalid values or shapes."""
-
-
-class ZWCIndexError(ZWCError, IndexError):
-    """An index or axis was out of range."""
-
-
-class ZWCArithmeticError(ZWCError, ArithmeticError):
-    """A numerical operation failed."""
 
 
 class LibraryUnavailable(RuntimeError):
@@ -352,9 +337,8 @@ class StubModule(FrozenModule):
         return []
 
 
-for _cls in (ZWCArray, ZWCFunction, ZWCError, ZWCTypeError, ZWCValueError, ZWCIndexError, ZWCArithmeticError,
-             LibraryUnavailable):
-    _cls.__module__ = "zwc"
+for _cls in (ZWCArray, ZWCFunction, LibraryUnavailable):
+    _cls.__module__ = "zwc"  # the error classes of shared.py say "zwc" already
 
 
 def modules() -> dict[str, StubModule]:

@@ -135,16 +135,20 @@ def test_official_package_is_importable_in_a_fresh_process(official_env):
     assert out.stdout.split()[0] == "3.0" and math.isclose(float(out.stdout.split()[1]), -2.0)
 
 
-def test_the_stub_holds_the_runtime_constants_and_dtypes():
+def test_the_stub_holds_the_runtime_constants_and_dtypes(zwc7):
     """The candidate's zwc (the stub) answers constants and dtype names itself: they must be the
-    library's, value for value."""
-    import math
-
-    from envs.zwc.library import runtime as zwc_runtime
+    library's, value for value, and NumPy's; so must its error classes."""
     from envs.zwc.sandbox import zwc_stub
 
+    zwc_runtime = sys.modules["zwc._runtime"]  # the build's runtime, as its package imports it
     assert zwc_stub.DTYPES == zwc_runtime.DTYPES
     assert set(zwc_stub.CONSTANTS) == set(zwc_runtime.CONSTANTS)
     for name, value in zwc_runtime.CONSTANTS.items():
         stub = zwc_stub.CONSTANTS[name]
         assert stub == value or (isinstance(value, float) and math.isnan(value) and math.isnan(stub)), name
+    for name in ("pi", "e", "euler_gamma"):
+        assert zwc_runtime.CONSTANTS[name] == float(getattr(np, name)), name
+    for name in ("ZWCError", "ZWCTypeError", "ZWCValueError", "ZWCIndexError", "ZWCArithmeticError"):
+        stub_class, runtime_class = getattr(zwc_stub, name), getattr(zwc_runtime, name)
+        assert [c.__name__ for c in stub_class.__mro__] == [c.__name__ for c in runtime_class.__mro__], name
+        assert stub_class.__module__ == runtime_class.__module__ == "zwc", name
