@@ -33,7 +33,7 @@ from agents.seeding import DEFAULT_SEED, derive_seed
 from agents.thinking import TRUNCATED_THINKING, split_thinking
 from agents.trajectory import Trajectory
 from envs.zwc import Observation, Task, Verdict
-from envs.zwc.failure import Failure
+from envs.zwc.grading.failure import Failure
 
 if TYPE_CHECKING:
     from agents.evaluate import EvalReport

@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
 
 ROOT = Path(__file__).resolve().parents[1]
-# the code that decides what one sample is: the grader (envs/zwc/*.py, task generation aside:
-# the dataset hash covers the tasks) and the loop and prompts the model answers in
-OUTCOME_CODE = ("envs/zwc/*.py", "agents/agent.py", "agents/prompts.py")
+# the code that decides what one sample is: the grader (envs/zwc/ and its rooms, task generation
+# aside: the dataset hash covers the tasks) and the loop and prompts the model answers in
+OUTCOME_CODE = ("envs/zwc/*.py", "envs/zwc/sandbox/*.py", "envs/zwc/library/*.py", "envs/zwc/grading/*.py",
+                "agents/agent.py", "agents/prompts.py")
 
 MAY_CHANGE_ON_RESUME = {
     "limit": "tasks are the split's first N in a fixed order and records are per (task, sample): a larger "

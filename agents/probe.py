@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agents.models import Model
 from agents.prompts import LIBRARY, SYSTEM
-from envs.zwc.names import Mapping
+from envs.zwc.library.names import Mapping
 
 QUESTION = ("Which zwc function does the following? {description}\n"
             "Answer with one line of Python that calls it, like `zwc.<name>(x)`.")
@@ -92,7 +92,7 @@ def _same_object(mapping: Mapping) -> dict[str, set[str]]:
 
 def probe(model: Model, mapping: Mapping, *, limit: int | None = None, max_tokens: int = 40) -> ProbeReport:
     """Ask ``model`` about every catalogued function (or the first ``limit``) and score its answers."""
-    from envs.zwc.catalogue import BY_PATH
+    from envs.zwc.library.catalogue import BY_PATH
     from envs.zwc.tasks.phrasing import summary
 
     entries = list(mapping)[:limit]

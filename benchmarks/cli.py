@@ -51,10 +51,10 @@ def zwc_build(
                                         "of SE-Bench's api_doc.jsonl (its names and its docs)."),
 ) -> None:
     """Write an importable zwc package, mapping.json, api_doc.jsonl and docs.md."""
-    from envs.zwc.docs import build_api_doc
     from envs.zwc.env import build_directory
     from envs.zwc.errors import ZWCEnvError
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.docs import build_api_doc
+    from envs.zwc.library.names import Mapping
 
     if (seed is None) == (official is None):
         raise typer.BadParameter("give exactly one of --seed N or --official API_DOC")
@@ -416,7 +416,7 @@ def probe_command(
     """Closed-book API recall: name the zwc function for each description, scored exactly."""
     from agents.models import load_model
     from agents.probe import probe
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.names import Mapping
 
     if not (zwc / "mapping.json").is_file():
         console.print(f"[red]error:[/red] {zwc}: not a ZWC build (no mapping.json)")

@@ -34,7 +34,7 @@ def steps(out: Path, *, seed: int, limit: int, train_limit: int, max_tokens: int
         ("train and test tasks, verified by execution",
          [*sebench, "tasks", "build", "--zwc", str(zwc), "--seed", str(seed)]),
         ("do the docs' examples run?",
-         [sys.executable, "-m", "envs.zwc.doc_examples", str(zwc), "--json", str(zwc / "doc_examples.json")]),
+         [sys.executable, "-m", "envs.zwc.library.doc_examples", str(zwc), "--json", str(zwc / "doc_examples.json")]),
         (f"validate on {limit} tasks: closed-book, open-book, NumPy control, reference",
          [*sebench, "validate", "--zwc", str(zwc), "--model", model, "--limit", str(limit), *budget]),
         (f"ExpeL vs no learner, {train_limit} train tasks gathered by {model} itself, {limit} test tasks",

@@ -236,7 +236,7 @@ def taxonomy_section(evaluations: list[Evaluation]) -> tuple[Section, list[tuple
         label = f"{e.role}: {e.label}, {e.model} ({SPLIT_NAMES.get(e.split, e.split)}, {e.build_label})"
         taken = sum(existing.startswith(label) for existing, _ in series)
         series.append((label + (f" #{taken + 1}" if taken else ""), counts))  # a bar per evaluation
-    notes = ["Outcomes per sample, in the grader's order of precedence (envs/zwc/failure.py); "
+    notes = ["Outcomes per sample, in the grader's order of precedence (envs/zwc/grading/failure.py); "
              "target use: passing samples that ran every function their task names (— unknown)."]
     return Section("taxonomy", "Target use and failure taxonomy", table, notes), series
 

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from envs.zwc import Task, ZWCEnv, write_tasks
-from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.env import build_directory
-from envs.zwc.names import Mapping
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.names import Mapping
+from envs.zwc.library.translate import translate_numpy
 from envs.zwc.task import TestCase
 from envs.zwc.tasks.compose import make_multi
 from envs.zwc.tasks.hygiene import Guard
 from envs.zwc.tasks.single import make_single, selected_name
-from envs.zwc.translate import translate_numpy
 from sebench.errors import SebenchError
 
 TEST_SPLITS = ("single_test", "multiple_test")

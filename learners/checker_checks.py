@@ -306,7 +306,7 @@ class CheckSession:
         import re
 
         from agents.prompts import LIBRARY
-        from envs.zwc.docs import DocIndex
+        from envs.zwc.library.docs import DocIndex
 
         root = self.build.root
         task_text = "\n".join(f"{t.query}\n{t.function_name}\n{t.example.input if t.example else ''}"

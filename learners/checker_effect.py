@@ -86,7 +86,7 @@ def pass_per_task(agent: Any, env: Any, splits: tuple[str, ...], n: int, out: Pa
 def recall_per_function(model: Any, mapping: Any, functions: list[str]) -> dict[str, float]:
     """API recall (``agents.probe``) per function: 1.0 when the model names its zwc path."""
     from agents.probe import probe
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.names import Mapping
 
     wanted = set(functions)
     subset = Mapping([e for e in mapping if e.numpy in wanted], origin=mapping.origin)

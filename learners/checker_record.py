@@ -223,8 +223,8 @@ _OPAQUE_MODULES = ("torch", "transformers", "trl", "peft", "chromadb", "sentence
                    "accelerate", "langgraph", "threading", "concurrent", "_thread", "httpx", "tokenizers", "queue",
                    "sqlite3", "rich", "logging")
 # ours that hold no learner state: the env (its tasks are what is looked for), docs, the agent
-_OPAQUE_OURS = {"envs.zwc.env", "envs.zwc.sandbox", "envs.zwc.docs", "envs.zwc.names", "agents.agent",
-                "agents.batching"}
+_OPAQUE_OURS = {"envs.zwc.env", "envs.zwc.sandbox.pool", "envs.zwc.library.docs", "envs.zwc.library.names",
+                "agents.agent", "agents.batching"}
 
 
 def _opaque(obj: Any) -> bool:

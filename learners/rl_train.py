@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
-from envs.zwc.failure import Failure
+from envs.zwc.grading.failure import Failure
 from learners.rl_trainer import make_trainer
 from learners.train_settings import TrainerSettings
 from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory

@@ -5,7 +5,7 @@ outputs the sandbox gave for them. From it Absolute-Zero (Zhao et al. 2025) make
 kinds of task for the solver:
 
 - **deduction**: given the program and one input, predict the output. The answer is a
-  literal, read with ``envs.zwc.equality.parse_printed`` (``ast.literal_eval`` or a small
+  literal, read with ``envs.zwc.grading.equality.parse_printed`` (``ast.literal_eval`` or a small
   parser: nothing runs) and compared with the recorded output as the grader compares values.
 - **abduction**: given the program and one output, give an input that produces it. The answer
   is ``INPUT = dict(name=value, ...)`` with literal values only (read as ``proposal.py`` reads
@@ -28,9 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents.prompts import extract_code, first_prompt
-from envs.zwc.equality import parse_printed, values_equal
-from envs.zwc.failure import Failure
-from envs.zwc.task import Task, TestCase
+from envs.zwc import Failure, Task, TestCase, parse_printed, values_equal
 from selfplay.proposal import ENTRY, _entry, _one_input, _parameters, _Unusable
 
 if TYPE_CHECKING:

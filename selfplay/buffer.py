@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from envs.zwc.task import Task
+from envs.zwc import Task
 from sebench.errors import SettingError
 from sebench.jsonl import JsonlCorruptError, append_records, read_records, rewrite_records
 

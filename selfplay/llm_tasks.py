@@ -28,11 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents.seeding import derive_seed, supports_seeds
-from envs.zwc.catalogue import CATALOGUE, Entry
-from envs.zwc.env import ZWCEnv
-from envs.zwc.task import Task, TestCase
-from envs.zwc.tasks.single import MIN_TESTS, selected_name
-from envs.zwc.translate import translate_numpy
+from envs.zwc import CATALOGUE, MIN_TESTS, Entry, Task, TestCase, ZWCEnv, selected_name, summary, translate_numpy
 
 PROPOSE = """Write a small programming task that is solved by calling numpy.{name}.
 {summary}
@@ -127,11 +123,8 @@ def _task(proposal: Proposal, outputs: list[tuple[str, str]], index: int) -> Tas
 def execute(env: ZWCEnv, proposal: Proposal) -> list[tuple[str, str]] | str:
     """Expected outputs by running the proposed NumPy solution in the sandbox."""
     entry_point = re.match(r"def\s+(\w+)", proposal.signature).group(1)
-    answer = env.pool.run(proposal.solution, entry_point, proposal.inputs, numpy_mode=True, printed=False)
-    from envs.zwc.grading import decode
-
-    outputs = [(proposal.inputs[r["i"]], repr(decode(r["value"])))
-               for r in answer["records"] if r.get("event") == "test" and r.get("ok")]
+    run = env.run(proposal.solution, entry_point, proposal.inputs, numpy_mode=True)
+    outputs = [(proposal.inputs[i], repr(t.value)) for i, t in enumerate(run.tests) if t is not None and t.ok]
     if len(outputs) < MIN_TESTS:
         return f"solution ran on only {len(outputs)} inputs"
     if len({o for _, o in outputs}) == 1:
@@ -181,8 +174,6 @@ def generate_llm_tasks(env: ZWCEnv, proposer: ChatModel, solvers: list[ChatModel
     rng = random.Random(f"{seed}-llm")
     report, kept = LLMReport(attempts=attempts), []
     drops: Counter = Counter()
-    from envs.zwc.tasks.phrasing import summary
-
     entries = [rng.choice(CATALOGUE) for _ in range(attempts)]
     prompts = [[{"role": "user", "content": PROPOSE.format(name=selected_name(e), summary=summary(e))}]
                for e in entries]

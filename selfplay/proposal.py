@@ -35,8 +35,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 
-from envs.zwc.task import Task
-from envs.zwc.tasks.single import MAX_TESTS, MIN_TESTS
+from envs.zwc import MAX_TESTS, MIN_TESTS, Task
 from selfplay.reasons import Reason, Rejected
 
 ENTRY = "solve"

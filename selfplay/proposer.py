@@ -24,9 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from agents.models import Model, load_model
 from agents.seeding import derive_seed, supports_seeds
-from envs.zwc import Task, ZWCEnv, ZWCEnvError
-from envs.zwc.env import CONSTRUCTORS, trim_doc
-from envs.zwc.tasks.single import MIN_TESTS
+from envs.zwc import CONSTRUCTORS, MIN_TESTS, Task, ZWCEnv, ZWCEnvError, trim_doc
 from sebench.errors import DataError, SettingError
 from selfplay.proposal import ENTRY, INPUTS_NAME, Proposal, parse_proposal, render_task
 from selfplay.reasons import Rejected

@@ -4,7 +4,7 @@ A parsed proposal (``proposal.py``) is kept only if, in this order (the first fa
 names the rejection, a ``Reason``):
 
 1. *screen* (no code runs): the problem text names no zwc or NumPy function; the solution
-   passes the grader's static checks (``envs.zwc.checks.check_code``: allowed modules only,
+   passes the grader's static checks (``envs.zwc.check_code``: allowed modules only,
    no NumPy, no reflection, zwc imported and called, names that exist);
 2. *run twice* in the sandbox on its inputs, with the validator's limits (a timeout is a
    rejection): no error on any input, the same values both times (deterministic: the
@@ -19,7 +19,7 @@ names the rejection, a ``Reason``):
 
 Expected outputs come only from executing the solution in the sandbox; nothing of a
 proposal ever runs in this process. Each stage is batched over the round's proposals
-(``SandboxPool.run_many``, ``env.check_many``). ``ValidationReport`` counts a round's
+(``env.run_many``, ``env.check_many``). ``ValidationReport`` counts a round's
 results by reason, with the acceptance rate.
 """
 
@@ -30,19 +30,24 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from envs.zwc import Failure, Task, TestCase, ZWCEnv
-from envs.zwc.catalogue import CATALOGUE
-from envs.zwc.checks import Reason as CheckReason
-from envs.zwc.checks import check_code
-from envs.zwc.env import CONSTRUCTORS
-from envs.zwc.equality import values_equal
-from envs.zwc.grading import decode
-from envs.zwc.package import public_names
-from envs.zwc.sandbox import Limits
-from envs.zwc.tasks.single import MIN_TESTS
-from envs.zwc.translate import translate_zwc
+from envs.zwc import (
+    CATALOGUE,
+    CONSTRUCTORS,
+    MIN_TESTS,
+    CheckReason,
+    Failure,
+    Limits,
+    RunResult,
+    Task,
+    TestCase,
+    TestRun,
+    ZWCEnv,
+    check_code,
+    public_names,
+    translate_zwc,
+    values_equal,
+)
 from sebench.errors import SettingError
 from selfplay.proposal import Proposal
 from selfplay.reasons import Reason, Rejected
@@ -160,9 +165,8 @@ class Validator:
     # -- 2. run twice ----------------------------------------------------------------------
     def _run_twice(self, todo: dict[int, Proposal], results: list) -> dict[int, Task]:
         """Tasks built from the outputs of two agreeing runs, by item index."""
-        jobs = [(p.solution, p.entry_point, list(p.inputs), False, False, self.config.limits)
-                for p in todo.values() for _ in range(2)]
-        answers = self.env.pool.run_many(jobs) if jobs else []
+        jobs = [(p.solution, p.entry_point, list(p.inputs)) for p in todo.values() for _ in range(2)]
+        answers = self.env.run_many(jobs, limits=self.config.limits)
         tasks = {}
         for n, (i, proposal) in enumerate(todo.items()):
             outcome = self._outputs(proposal, answers[2 * n:2 * n + 2])
@@ -172,7 +176,7 @@ class Validator:
                 tasks[i] = self._task(proposal, outcome)
         return tasks
 
-    def _outputs(self, proposal: Proposal, answers: list[dict]) -> list[str] | Rejected:
+    def _outputs(self, proposal: Proposal, answers: list[RunResult]) -> list[str] | Rejected:
         """The expected output text per input, or why there is none."""
         runs = []
         for answer in answers:
@@ -182,16 +186,16 @@ class Validator:
             runs.append(values)
         first, second = runs
         for i, (a, b) in enumerate(zip(first, second, strict=True)):
-            if not values_equal(decode(a), decode(b), rel_tol=0.0, abs_tol=0.0):
+            if not values_equal(a.value, b.value, rel_tol=0.0, abs_tol=0.0):
                 return _reject(proposal, Reason.NON_DETERMINISTIC,
-                               f"two runs disagree on input {i} ({_short(repr(decode(a)))} vs "
-                               f"{_short(repr(decode(b)))}); the answer must depend on the input only")
-        opaque = next((i for i, v in enumerate(first) if _opaque(v)), None)
+                               f"two runs disagree on input {i} ({_short(repr(a.value))} vs "
+                               f"{_short(repr(b.value))}); the answer must depend on the input only")
+        opaque = next((i for i, v in enumerate(first) if v.opaque), None)
         if opaque is not None:
             return _reject(proposal, Reason.OPAQUE_OUTPUT,
-                           f"input {opaque} returns {_short(repr(decode(first[opaque])))}, which has no value "
+                           f"input {opaque} returns {_short(repr(first[opaque].value))}, which has no value "
                            "to compare; return numbers, strings, lists, tuples or dicts")
-        outputs = [repr(decode(v)) for v in first]
+        outputs = [repr(v.value) for v in first]
         longest = max(range(len(outputs)), key=lambda i: len(outputs[i]))
         if len(outputs[longest]) > self.config.max_output_chars:
             return _reject(proposal, Reason.RESOURCE_LIMIT,
@@ -202,43 +206,35 @@ class Validator:
                            f"every input gives {_short(outputs[0])}: a constant answer would pass")
         return outputs
 
-    def _run_values(self, proposal: Proposal, answer: dict) -> list[Any] | Rejected:
-        """Each test's encoded value from one sandbox run, or the first problem of that run."""
+    def _run_values(self, proposal: Proposal, run: RunResult) -> list[TestRun] | Rejected:
+        """Each test's outcome from one sandbox run, or the first problem of that run."""
         def reject(reason: Reason, detail: str) -> Rejected:
             return _reject(proposal, reason, detail)
 
-        if answer.get("server_error"):
-            return reject(Reason.SANDBOX_ERROR, answer["server_error"])
-        records = answer.get("records", [])
-        load = next((r for r in records if r.get("event") == "load"), None)
-        end = next((r for r in records if r.get("event") == "end"), None)
-        tests = {r["i"]: r for r in records if r.get("event") == "test"}
-        violations = [v for r in records for v in r.get("violations", [])]
-        killed, limits = answer.get("killed", ""), self.config.limits
-        if killed == "timeout":
+        if run.server_error:
+            return reject(Reason.SANDBOX_ERROR, run.server_error)
+        limits = self.config.limits
+        if run.killed == "timeout":
             return reject(Reason.TIMEOUT, f"did not finish within the limits ({limits.cpu_s}s CPU, "
-                          f"{limits.wall_s}s wall clock) after {len(tests)} of {len(proposal.inputs)} inputs")
-        if killed == "syscall" or violations:
-            what = ", ".join(violations[:3]) or "a system call the sandbox forbids"
+                          f"{limits.wall_s}s wall clock) after {run.ran} of {len(proposal.inputs)} inputs")
+        if run.killed == "syscall" or run.violations:
+            what = ", ".join(run.violations[:3]) or "a system call the sandbox forbids"
             return reject(Reason.BANNED_CODE, f"blocked at run time: {what}")
-        if killed == "output" or any(r.get("output_exceeded") for r in records):
+        if run.killed == "output" or run.output_exceeded:
             return reject(Reason.RESOURCE_LIMIT, "printed more output than the sandbox accepts")
-        if load is not None and not load.get("ok"):
-            category = load.get("category", "runtime")
-            return reject(_CATEGORY_REASON.get(category, Reason.FAILS_OWN_TESTS),
-                          f"fails while loading: {_short(load.get('error', ''))}")
-        for i in sorted(tests):
-            if not tests[i].get("ok"):
-                category = tests[i].get("category", "runtime")
-                return reject(_CATEGORY_REASON.get(category, Reason.FAILS_OWN_TESTS),
-                              f"fails on its own input {i} ({_short(proposal.inputs[i])}): "
-                              f"{_short(tests[i].get('error', ''))}")
-        if load is None or end is None or len(tests) < len(proposal.inputs):
-            return reject(Reason.FAILS_OWN_TESTS, f"crashed after {len(tests)} of {len(proposal.inputs)} inputs "
-                          f"(signal {answer.get('signal', 0)})")
-        if end.get("state_changes"):
-            return reject(Reason.BANNED_CODE, f"changed state shared between tests: {end['state_changes'][0]}")
-        return [tests[i].get("value") for i in range(len(proposal.inputs))]
+        if run.load is not None and not run.load.ok:
+            return reject(_CATEGORY_REASON.get(run.load.category, Reason.FAILS_OWN_TESTS),
+                          f"fails while loading: {_short(run.load.error)}")
+        for i, test in enumerate(run.tests):
+            if test is not None and not test.ok:
+                return reject(_CATEGORY_REASON.get(test.category, Reason.FAILS_OWN_TESTS),
+                              f"fails on its own input {i} ({_short(proposal.inputs[i])}): {_short(test.error)}")
+        if run.load is None or not run.finished or run.ran < len(proposal.inputs):
+            return reject(Reason.FAILS_OWN_TESTS, f"crashed after {run.ran} of {len(proposal.inputs)} inputs "
+                          f"(signal {run.signal})")
+        if run.state_changes:
+            return reject(Reason.BANNED_CODE, f"changed state shared between tests: {run.state_changes[0]}")
+        return run.tests  # type: ignore[return-value] - every input ran
 
     def _task(self, proposal: Proposal, outputs: list[str]) -> Task:
         digest = hashlib.sha1("\n".join([proposal.solution, *proposal.inputs]).encode()).hexdigest()[:10]
@@ -319,15 +315,6 @@ class ValidationReport:
 
 def _reject(proposal: Proposal, reason: Reason, detail: str) -> Rejected:
     return Rejected(reason, detail, text=proposal.text, functions=proposal.functions)
-
-
-def _opaque(value: Any) -> bool:
-    """An encoded value holding an object the sandbox could only name (``{"$repr": ...}``)."""
-    if isinstance(value, list):
-        return any(_opaque(v) for v in value)
-    if isinstance(value, dict):
-        return "$repr" in value or any(_opaque(v) for v in value.values())
-    return False
 
 
 def _short(text: str, chars: int = 120) -> str:

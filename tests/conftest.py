@@ -46,8 +46,8 @@ def shared_build(tmp_path_factory, name: str, make: Callable[[Path], Any]) -> tu
 def api_doc(tmp_path_factory) -> Path:
     """An ``api_doc.jsonl`` in the official shape with the official names (shipped as package
     data), its docs written by the project's own doc builder from the installed NumPy."""
-    from envs.zwc.docs import build_api_doc
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.docs import build_api_doc
+    from envs.zwc.library.names import Mapping
 
     path = tmp_path_factory.mktemp("sebench-v1") / "api_doc.jsonl"
     with path.open("w") as handle:
@@ -64,7 +64,7 @@ def sample_tasks_path() -> Path:
 @pytest.fixture(scope="session")
 def seed7_dir(tmp_path_factory) -> Path:
     from envs.zwc.env import build_directory
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.names import Mapping
 
     return build_directory(Mapping.generate(7), tmp_path_factory.mktemp("zwc-seed7"))
 
@@ -112,7 +112,7 @@ def task_env(tmp_path_factory):
     """A small ZWC build with tasks (one train task per function, 12 compositions)."""
     from envs.zwc import ZWCEnv
     from envs.zwc.env import build_directory
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.names import Mapping
     from envs.zwc.tasks import build_tasks
 
     def make(root: Path) -> None:

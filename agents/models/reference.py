@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from agents.models.base import Completion, Messages, check_generate_args
 from envs.zwc import Task
-from envs.zwc.names import Mapping
-from envs.zwc.translate import translate_numpy
+from envs.zwc.library.names import Mapping
+from envs.zwc.library.translate import translate_numpy
 
 
 class ReferenceModel:

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.models import load_model
-from envs.zwc.catalogue import CATALOGUE
+from envs.zwc.library.catalogue import CATALOGUE
 from envs.zwc.tasks.phrasing import summary
 
 

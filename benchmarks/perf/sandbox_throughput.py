@@ -30,10 +30,10 @@ from rich.progress import track
 from rich.table import Table
 
 from envs.zwc import Task, TestCase, ZWCEnv
-from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.env import build_directory
-from envs.zwc.equality import printed_equal
-from envs.zwc.names import Mapping
+from envs.zwc.grading.equality import printed_equal
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.names import Mapping
 
 _SEPARATOR = "\n#####\n"  # between printed outputs: arrays print over several lines
 REPEATS = 3

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from envs.zwc.env import build_directory
-from envs.zwc.names import Mapping
+from envs.zwc.library.names import Mapping
 from envs.zwc.tasks import build_tasks
 from memory import Embedder
 

@@ -14,25 +14,26 @@ import contextlib
 import json
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import EllipsisType
 from typing import Literal
 
 from pydantic import BaseModel
 
-from envs.zwc.catalogue import CATALOGUE
-from envs.zwc.checks import check_code
-from envs.zwc.counterfactual import recheck
-from envs.zwc.docs import DocIndex, build_api_doc, write_docs
-from envs.zwc.equality import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, OFFICIAL_ABS_TOL
 from envs.zwc.errors import ProtocolError, ZWCEnvError
-from envs.zwc.grading import ReferenceUsage, UsageRule, decode, grade, library_tests, rejected
-from envs.zwc.names import Mapping
-from envs.zwc.package import public_names, refresh_runtime, write_package
-from envs.zwc.sandbox import Limits, SandboxPool
+from envs.zwc.grading.checks import check_code
+from envs.zwc.grading.counterfactual import recheck
+from envs.zwc.grading.equality import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, OFFICIAL_ABS_TOL
+from envs.zwc.grading.grade import ReferenceUsage, UsageRule, decode, grade, library_tests, rejected
+from envs.zwc.grading.verdict import Verdict
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.docs import DocIndex, build_api_doc, write_docs
+from envs.zwc.library.names import Mapping
+from envs.zwc.library.package import public_names, write_package
+from envs.zwc.run_result import RunResult
+from envs.zwc.sandbox.pool import Limits, SandboxPool
 from envs.zwc.task import Task, read_tasks
-from envs.zwc.verdict import Verdict
 
 Phase = Literal["train", "test"]
 Mode = Literal["closed", "open", "search", "numpy"]
@@ -99,7 +100,6 @@ class ZWCEnv:
         self._groups = alias_groups(self.mapping)
         self._references: dict[tuple, ReferenceUsage | None] = {}  # reference runs, by task and source
         self._references_lock = threading.Lock()
-        refresh_runtime(self.root)
         self._workers, self._limits = workers, limits
         self._pool: SandboxPool | None = None
         self.phase: Phase = "train"
@@ -311,6 +311,23 @@ class ZWCEnv:
                     verdicts[slots[k]] = verdict
         return [v for v in verdicts if v is not None]
 
+    def run(self, code: str, entry_point: str, inputs: Sequence[str], *, numpy_mode: bool = False,
+            limits: Limits | None = None) -> RunResult:
+        """Run untrusted ``code``'s ``entry_point`` on each input (keyword-argument text) in the
+        sandbox, ungraded: each input's decoded value or error (``RunResult``). Nothing of
+        ``code`` runs in this process; ``numpy_mode`` lets it import NumPy (the reasoning
+        control); ``limits``: default the env's."""
+        return self.run_many([(code, entry_point, inputs)], numpy_mode=numpy_mode, limits=limits)[0]
+
+    def run_many(self, jobs: Sequence[tuple[str, str, Sequence[str]]], *, numpy_mode: bool = False,
+                 limits: Limits | None = None) -> list[RunResult]:
+        """``run`` for many (code, entry_point, inputs) jobs, every sandbox worker busy; in order."""
+        if not jobs:
+            return []
+        answers = self.pool.run_many([(code, entry, list(inputs), numpy_mode, False, limits)
+                                      for code, entry, inputs in jobs])
+        return [RunResult.of(answer, len(inputs)) for (_, _, inputs), answer in zip(jobs, answers, strict=True)]
+
     @property
     def pool(self) -> SandboxPool:
         if self._pool is None:
@@ -337,7 +354,7 @@ def alias_groups(mapping: Mapping) -> dict[str, str]:
     NumPy function object (``amax`` and ``max``) are one function to the usage rules."""
     import numpy
 
-    from envs.zwc.catalogue import BY_PATH
+    from envs.zwc.library.catalogue import BY_PATH
 
     by_target: dict[int, list[str]] = {}
     for entry in mapping:

@@ -2,8 +2,8 @@
 
 from agents.models.base import Completion
 from agents.probe import first_name, probe, probe_prompt
-from envs.zwc.catalogue import BY_PATH
-from envs.zwc.names import Mapping
+from envs.zwc.library.catalogue import BY_PATH
+from envs.zwc.library.names import Mapping
 from envs.zwc.tasks.phrasing import summary
 
 

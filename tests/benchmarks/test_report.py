@@ -53,7 +53,7 @@ def runs(task_env, tmp_path_factory):
     from benchmarks.cli import app
     from envs.zwc import ZWCEnv
     from envs.zwc.env import build_directory
-    from envs.zwc.names import Mapping
+    from envs.zwc.library.names import Mapping
     from envs.zwc.tasks import build_tasks
 
     base = tmp_path_factory.mktemp("report-runs")

@@ -2,7 +2,7 @@
 
 from agents.models import load_model
 from envs.zwc import Task, TestCase
-from envs.zwc.catalogue import BY_PATH
+from envs.zwc.library.catalogue import BY_PATH
 from selfplay.llm_tasks import generate_llm_tasks, parse_proposal, process
 
 GOOD = """PROBLEM:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from envs.zwc.sandbox import Limits
+from envs.zwc.sandbox.pool import Limits
 from selfplay.proposal import parse_proposal
 from selfplay.reasons import PARSE_REASONS, Reason, Rejected
 from selfplay.validate import Accepted, ValidationReport, Validator, ValidatorConfig

@@ -22,13 +22,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.env import ZWCEnv
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.translate import translate_numpy
 from envs.zwc.task import write_tasks
 from envs.zwc.tasks.compose import make_multi
 from envs.zwc.tasks.hygiene import NEAR_DUPLICATE, Embed, EmbeddingCache, Guard, SplitHygiene, audit
 from envs.zwc.tasks.single import Draft, make_single
-from envs.zwc.translate import translate_numpy
 
 OFFICIAL_TRAIN_SIZE = 718
 DEFAULT_MULTI = 440

@@ -11,7 +11,7 @@ from functools import cache
 
 import numpy as np
 
-from envs.zwc.catalogue import CATALOGUE, Entry
+from envs.zwc.library.catalogue import CATALOGUE, Entry
 from envs.zwc.task import Task, TestCase
 from envs.zwc.tasks.hygiene import input_key
 from envs.zwc.tasks.inputs import call_spec, literal

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.errors import TaskFormatError
+from envs.zwc.library.catalogue import CATALOGUE
 from envs.zwc.task import Task
 from envs.zwc.tasks.inputs import numpy_callable
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.zwc.catalogue import Entry
+from envs.zwc.library.catalogue import Entry
 
 FLOAT_RANGE = {"unary_unit": (-0.95, 0.95), "unary_positive": (0.05, 9.0), "unary_ge1": (1.0, 9.0)}
 ELEMENTWISE = {"unary", "unary_unit", "unary_positive", "unary_ge1", "unary_tuple", "binary", "binary_tuple",

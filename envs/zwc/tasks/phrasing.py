@@ -14,8 +14,8 @@ import random
 import re
 from functools import cache
 
-from envs.zwc.catalogue import Entry
-from envs.zwc.docs import numpy_doc
+from envs.zwc.library.catalogue import Entry
+from envs.zwc.library.docs import numpy_doc
 
 TRAIN_OPENINGS = [
     "You are writing a small numerical utility.",

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.zwc.catalogue import Entry
+from envs.zwc.library.catalogue import Entry
 from envs.zwc.tasks.inputs import CallSpec
 
 # functions whose argument is a Python function: their tasks fix one rule in the reference

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.zwc.catalogue import CATALOGUE, Entry
-from envs.zwc.equality import values_equal
+from envs.zwc.grading.equality import values_equal
+from envs.zwc.library.catalogue import CATALOGUE, Entry
 from envs.zwc.task import Task, TestCase
 from envs.zwc.tasks.hygiene import input_key
 from envs.zwc.tasks.inputs import as_numpy, call_spec, generate_inputs, literal, numpy_callable

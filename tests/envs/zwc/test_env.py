@@ -5,7 +5,7 @@ import json
 import pytest
 
 from envs.zwc import Failure, ProtocolError, Task, TaskFormatError, TestCase, ZWCEnvError, read_tasks, write_tasks
-from envs.zwc.verdict import Verdict
+from envs.zwc.grading.verdict import Verdict
 
 OFFICIAL_SOLUTIONS = [  # the three official samples' example_output, written in official ZWC
     "import zwc\n\ndef solve(x1, x2):\n    return zwc.lenelo(x1, x2)\n",

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from envs.zwc import Failure, Task, TestCase, ZWCEnv
-from envs.zwc.sandbox import Limits
+from envs.zwc.sandbox.pool import Limits
 
 ESCAPE_TASK = Task(task_id="escape", query="escape", function_name="def solve(x):",
                    test_cases=[TestCase(input="x=[1.0, 2.0]", output="'escaped'")])
@@ -220,8 +220,8 @@ def test_pool_keeps_serving_after_attacks_and_a_dead_server(tight_env, names):
 # that can fail it is the grader's integrity. Each is graded twice: on the official sample record
 # (printed output against right_exe_result, official names) and on our own task (values), and a
 # third time with the static checks skipped, to show the run-time walls hold on their own.
-from envs.zwc.grading import grade  # noqa: E402
-from envs.zwc.sandbox_state import RANDOM_SEED  # noqa: E402
+from envs.zwc.grading.grade import grade  # noqa: E402
+from envs.zwc.sandbox.state import RANDOM_SEED  # noqa: E402
 from envs.zwc.task import read_tasks  # noqa: E402
 
 PLAIN = "[a & b for a, b in zip(x1, x2)]"

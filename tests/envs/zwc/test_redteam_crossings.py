@@ -42,7 +42,7 @@ def test_error_messages_name_no_other_function_and_no_numpy(called, env7, offici
 
 # -- 7. nothing crosses from one test to the next -------------------------------------------
 def test_an_array_kept_from_the_last_test_is_dead(env7):
-    code = _fill(f"import zwc\ndef solve(x):\n    d = {SYS}.modules['envs.zwc.wire'].__dict__\n"
+    code = _fill(f"import zwc\ndef solve(x):\n    d = {SYS}.modules['envs.zwc.sandbox.wire'].__dict__\n"
                  "    old = d.get('KEPT')\n    d['KEPT'] = zwc.$array(x)\n    if old is None:\n        return 'first'\n"
                  "    try:\n        return float(zwc.$sum(old))\n    except zwc.ZWCError as exc:\n        return str(exc)", env7)
     answer = env7.pool.run(code, "solve", ["x=[1.0, 2.0]", "x=[3.0]"])
@@ -58,7 +58,7 @@ def test_state_kept_across_tests_is_documented_and_carries_only_what_the_candida
     (test_nothing_in_the_candidate_process_holds_an_expected_value)."""
     task = Task(task_id="rtl-counter", query="count", function_name="def solve(x):",
                 test_cases=[TestCase(input="x=[1.0]", output="1"), TestCase(input="x=[1.0]", output="2")])
-    code = _fill(f"import zwc\ndef solve(x):\n    zwc.$mean(x)\n    d = {SYS}.modules['envs.zwc.wire'].__dict__\n"
+    code = _fill(f"import zwc\ndef solve(x):\n    zwc.$mean(x)\n    d = {SYS}.modules['envs.zwc.sandbox.wire'].__dict__\n"
                  "    d['SEEN'] = d.get('SEEN', 0) + 1\n    return d['SEEN']", env7)
     assert not env7.check(task, code).passed  # the static checks stop the reflection
     _, answer = _runtime(env7, task, code)

@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from envs.zwc import Failure, Task, TestCase
-from envs.zwc.grading import grade
+from envs.zwc.grading.grade import grade
 
 STUB_SYS = "zwc.ZWCArray.__init__.__globals__['weakref'].sys"  # the stub's globals, then the real sys
 NUMPY_SYS = "zwc.ZWCArray.__init__.__globals__['_warnings'].sys"  # the real zwc runtime's, in the NumPy control
@@ -148,7 +148,7 @@ def _searcher(route: str, hidden: list[str], numbers: str, setup: str = "") -> s
     """A candidate that runs SEARCH for ``hidden`` (each given reversed) and returns what it found."""
     reversed_ = repr([h[::-1] for h in hidden])
     return (f"import zwc\n{SEARCH}\ndef solve(x):\n{setup}    s = {route}\n"
-            "    s.modules['envs.zwc.sandbox_child']._GATE.armed = False  # the audit gate off\n"
+            "    s.modules['envs.zwc.sandbox.child']._GATE.armed = False  # the audit gate off\n"
             f"    found = search(s, {reversed_}, {numbers})\n"
             f"    return sorted(set(found))[:30] if found else {NOTHING!r}")
 
@@ -224,7 +224,8 @@ def test_a_zygote_child_is_its_server_s_own(clone):
     if pid == 0:
         status = 1
         try:
-            from envs.zwc import child_process, kernel_walls, sandbox_child, zygote
+            from envs.zwc.sandbox import child as sandbox_child
+            from envs.zwc.sandbox import child_process, kernel_walls, zygote
 
             kernel_walls.probe()
             if not clone:
@@ -277,7 +278,7 @@ def test_a_deep_tree_links_outside_and_no_end_record_are_a_candidate_failure(env
             "        out = e.__traceback__.tb_frame.f_back.f_locals['out']\n"
             "    out.write('{\"event\": \"note\", \"cwd\": \"' + o.getcwd() + '\"}\\n')\n    out.flush()\n")
     code = (f"import zwc\ndef solve(x):\n    zwc.{_name(env7, 'numpy.mean')}(x)\n    s = {STUB_SYS}\n"
-            "    s.modules['envs.zwc.sandbox_child']._GATE.armed = False\n    o = s.modules['os']\n" + note +
+            "    s.modules['envs.zwc.sandbox.child']._GATE.armed = False\n    o = s.modules['os']\n" + note +
             f"    o.symlink({str(outside / 'keep.txt')!r}, 'to_file')\n"
             f"    o.symlink({str(outside / 'dir')!r}, 'to_dir')\n    o.symlink('/', 'to_root')\n"
             "    o.mkdir('unreadable', 0o300)\n    o.close(o.open('unreadable/f', o.O_CREAT | o.O_WRONLY, 0o600))\n"
@@ -312,7 +313,7 @@ MALFORMED = {  # what the candidate writes to its own result pipe (gate off), th
 @pytest.mark.parametrize("name", list(MALFORMED))
 def test_records_the_harness_never_writes_fail_the_candidate_not_the_grader(name, env7):
     code = (f"import zwc\ndef solve(x):\n    zwc.{_name(env7, 'numpy.mean')}(x)\n    s = {STUB_SYS}\n"
-            "    s.modules['envs.zwc.sandbox_child']._GATE.armed = False\n"
+            "    s.modules['envs.zwc.sandbox.child']._GATE.armed = False\n"
             "    try:\n        raise ValueError\n    except ValueError as e:\n"
             "        out = e.__traceback__.tb_frame.f_back.f_locals['out']\n"
             f"    out.write({MALFORMED[name]} + '\\n')\n    out.flush()\n    s.modules['os']._exit(0)\n")
@@ -338,7 +339,7 @@ def test_remove_tree_holds_whatever_the_tree_is():
     """As the candidate's user (``nobody`` when the tests run as root): unreadable and mode-000
     directories, a tree deeper than Python's recursion limit, links to outside; nothing outside
     is touched, and it never raises."""
-    from envs.zwc.workdirs import remove_tree
+    from envs.zwc.sandbox.workdirs import remove_tree
 
     base = Path(tempfile.mkdtemp(prefix="zwc-remove-test-"))  # under /tmp: nobody can reach it
     try:

@@ -19,7 +19,7 @@ import re
 import pytest
 
 from envs.zwc import Failure, Task, TestCase
-from envs.zwc.grading import MAX_GUESSES, grade
+from envs.zwc.grading.grade import MAX_GUESSES, grade
 from envs.zwc.task import read_tasks
 
 PATHS = {"and_": "numpy.bitwise_and", "sum": "numpy.sum", "mean": "numpy.mean", "array": "numpy.array",
@@ -260,7 +260,7 @@ def solve(x):
         except Exception as exc:
             note('type() error', str(exc))
     try:
-        sys.modules['envs.zwc.sandbox_child']._GATE.armed = False  # see test_the_audit_gate_cannot_be_switched_off
+        sys.modules['envs.zwc.sandbox.child']._GATE.armed = False  # see test_the_audit_gate_cannot_be_switched_off
         gc = sys.modules['gc']
         note('gc modules', sorted(o.__dict__.get('__name__', '?') for o in gc.get_objects() if type(o) is type(sys)))
         note('gc types', sorted({{type(o).__module__ for o in gc.get_objects()}}))
@@ -283,7 +283,7 @@ def test_nothing_in_the_candidate_process_holds_numpy(env7, official_env):
 
 SEARCH_PROCESS = f"""
 s = {SYS}
-s.modules['envs.zwc.sandbox_child']._GATE.armed = False  # the audit gate off: gc and frames open
+s.modules['envs.zwc.sandbox.child']._GATE.armed = False  # the audit gate off: gc and frames open
 gc, found = s.modules['gc'], []
 needle = 'q' * 12  # every expected value holds it; this program's text does not
 bneedle = needle.encode()
@@ -309,7 +309,7 @@ while frame is not None:
 for module in list(s.modules.values()):
     for value in list(module.__dict__.values()):
         look(value)
-d = s.modules['envs.zwc.wire'].__dict__
+d = s.modules['envs.zwc.sandbox.wire'].__dict__
 d['KEPT'] = d.get('KEPT', []) + found  # what earlier tests found, kept across tests
 got = d['KEPT']
 """
@@ -379,7 +379,7 @@ def test_printed_records_and_a_printed_library_log_count_for_nothing(and_pairs):
 def test_records_for_tests_the_library_never_began_are_a_bypass_attempt(and_pairs):
     """From test 0 the candidate (audit gate off, frames reached) reads every test's input, writes
     right answers for all of them to the result pipe and ends its process."""
-    body = (f"s = {SYS}\ns.modules['envs.zwc.sandbox_child']._GATE.armed = False\nzwc.$and_(x1, x2)\n"
+    body = (f"s = {SYS}\ns.modules['envs.zwc.sandbox.child']._GATE.armed = False\nzwc.$and_(x1, x2)\n"
             "try:\n    raise ValueError\nexcept ValueError as e:\n    f = e.__traceback__.tb_frame.f_back.f_locals\n"
             "out = f['out']\nfor i, text in enumerate(f['texts']):\n"
             "    a, b = [[int(v) for v in part.split('[')[1].split(']')[0].split(',')] for part in text.split('x2=')]\n"
@@ -422,7 +422,7 @@ def test_a_call_on_constant_data_fails_strict_and_ours_under_standard(and_pairs)
 
 CROSS_TEST_DUMMIES = {  # dummy data that differs from test to test without depending on the input
     "a counter kept in a real module across tests": (
-        f"d = {SYS}.modules['envs.zwc.wire'].__dict__\nd['N'] = d.get('N', 0) + 1\nk = d['N']"),
+        f"d = {SYS}.modules['envs.zwc.sandbox.wire'].__dict__\nd['N'] = d.get('N', 0) + 1\nk = d['N']"),
     "the library's handle counter, which no test resets": "k = zwc.ZWCArray([0])._h",
 }
 

@@ -19,12 +19,12 @@ import re
 import numpy
 import pytest
 
-from envs.zwc.catalogue import BY_PATH, CATALOGUE, KINDS
-from envs.zwc.checks import check_code
-from envs.zwc.library_messages import DTYPES, TEMPLATES, TYPES, WORDS, clean_message, template_text
-from envs.zwc.names import Mapping
-from envs.zwc.package import public_names
-from envs.zwc.sandbox import Limits
+from envs.zwc.grading.checks import check_code
+from envs.zwc.library.catalogue import BY_PATH, CATALOGUE, KINDS
+from envs.zwc.library.names import Mapping
+from envs.zwc.library.package import public_names
+from envs.zwc.sandbox.library_messages import DTYPES, TEMPLATES, TYPES, WORDS, clean_message, template_text
+from envs.zwc.sandbox.pool import Limits
 
 # words that are no name in any build of ours (CV syllables, like the names, checked below)
 NON_NAMES = {5: "qoxab", 6: "qoxabe", 7: "qoxabel"}

@@ -9,14 +9,14 @@ import re
 import pytest
 
 from envs.zwc import Failure, ZWCEnv, read_tasks
-from envs.zwc.catalogue import CATALOGUE
 from envs.zwc.env import build_directory
-from envs.zwc.names import Mapping
+from envs.zwc.library.catalogue import CATALOGUE
+from envs.zwc.library.names import Mapping
+from envs.zwc.library.translate import translate_numpy
 from envs.zwc.tasks import build_tasks
 from envs.zwc.tasks.build import ATTEMPTS, TOO_CLOSE, SplitReport, _drafts_single
 from envs.zwc.tasks.hygiene import NEAR_DUPLICATE, Guard, audit, task_input_keys
 from envs.zwc.tasks.single import IDENTITY_BY_DEFINITION
-from envs.zwc.translate import translate_numpy
 from memory import Embedder
 from tests.conftest import shared_build
 
