@@ -51,7 +51,7 @@ bench: $(STAMP)
 	$(BIN)/sebench compare --zwc .bench/zwc-seed0 --learners none,expel,ace --model smollm2-135m --limit 20 \
 		--train-limit 20 --out .bench/learners
 	$(BIN)/python -m benchmarks.perf.sft_throughput --zwc .bench/zwc-seed0
-	$(BIN)/sebench sft-compare --zwc .bench/zwc-seed0 --out .bench/sft --gather-model reference
+	$(BIN)/sebench sft-compare --zwc .bench/zwc-seed0 --model smollm2-135m --out .bench/sft --gather-model reference
 	$(BIN)/python -m benchmarks.perf.rollout_engine --zwc .bench/zwc-seed0 --out .bench/rollout_engine.json
 	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --out .bench/rl_step_engine.json
 	$(BIN)/python -m benchmarks.perf.rl_step --zwc .bench/zwc-seed0 --compare dtype --out .bench/rl_step_dtype.json
@@ -68,7 +68,7 @@ bench: $(STAMP)
 check-learners: $(STAMP)
 	mkdir -p .bench/check-learner
 	failed=""; for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \
-		$(BIN)/sebench check-learner $$name --max-tokens 32 --json .bench/check-learner/$$name.json \
+		$(BIN)/sebench check-learner $$name --model smollm2-135m --max-tokens 32 --json .bench/check-learner/$$name.json \
 		|| failed="$$failed $$name"; done; \
 	test -z "$$failed" || { echo "check-learner failed for:$$failed"; exit 1; }
 

@@ -14,7 +14,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.cli_options import DTYPE_HELP, ENGINE_HELP, PRESET_HELP, USAGE_HELP, Dtype, Engine, Preset, Usage
+from benchmarks import cli_checks as check
+from benchmarks import cli_options as opt
+from benchmarks.cli_options import DEFAULT_MODEL, PRESET_HELP, Dtype, Engine, Preset, Usage
+from benchmarks.cli_shared import console, evaluation_tables, load_env, parse_overrides
 
 
 class _OneLineErrors(typer.core.TyperGroup):
@@ -38,8 +41,6 @@ app = typer.Typer(help="SE-Bench: can an agent internalise a library it has neve
                   no_args_is_help=True, pretty_exceptions_show_locals=False)
 zwc_app = typer.Typer(help="Build and inspect ZWC environments.", no_args_is_help=True)
 app.add_typer(zwc_app, name="zwc")
-console = Console(stderr=True)
-
 
 
 @zwc_app.command("build")
@@ -179,11 +180,12 @@ def tasks_build(
 @tasks_app.command("propose")
 def tasks_propose(
     zwc: Path = typer.Option(..., "--zwc", help="A directory written by `sebench zwc build`."),
-    model: str = typer.Option("smollm2-135m", "--model", help="The proposer model."),
-    solvers: str = typer.Option("smollm2-135m", "--solvers", help="Comma-separated solver models (consensus)."),
+    model: str = opt.model_option("The proposer model."),
+    solvers: str = typer.Option(DEFAULT_MODEL, "--solvers", help="Comma-separated solver models (consensus); "
+                                f"default {DEFAULT_MODEL}, as --model."),
     attempts: int = typer.Option(20, "--attempts", help="Tasks to propose."),
     seed: int = typer.Option(0, "--seed"),
-    max_tokens: int = typer.Option(512, "--max-tokens"),
+    max_tokens: int = opt.max_tokens_option(512),
     out: Path = typer.Option(..., "--out", help="Kept tasks (JSON lines); a review sample and report beside it."),
 ) -> None:
     """SE-Bench's LLM pipeline: propose, execute, consensus-filter and verify tasks."""
@@ -193,9 +195,10 @@ def tasks_propose(
     from envs.zwc import write_tasks
     from selfplay.llm_tasks import generate_llm_tasks
 
-    if attempts < 1:
-        raise typer.BadParameter("--attempts must be at least 1")
-    env = _load_env(zwc)
+    check.counts(attempts=attempts, max_tokens=max_tokens)
+    check.model(model)
+    check.models(solvers, "--solvers")
+    env = load_env(zwc)
     try:
         with console.status("proposing and filtering tasks…"):
             kept, report = generate_llm_tasks(env, load_model(model), [load_model(s) for s in solvers.split(",")],
@@ -216,65 +219,30 @@ def tasks_propose(
     Console().print(table)
 
 
-def _load_env(zwc: Path, usage: Usage = "standard"):
-    from envs.zwc import ZWCEnv
-    from envs.zwc.errors import ZWCEnvError
-
-    try:
-        return ZWCEnv.load(zwc, usage=usage)
-    except ZWCEnvError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
-
-
-def _report_tables(reports) -> list[Table]:
-    """Rates per run, then the failure taxonomy with one column per run."""
-    rates = Table(title="evaluation")
-    numeric = ("tasks", "samples", "pass@1", "best pass@k", "target use")
-    for col in ("run", "split", "mode", "model", *numeric):
-        rates.add_column(col, justify="right" if col in numeric else "left")
-    for i, r in enumerate(reports, 1):
-        top = max(r.pass_at) if r.pass_at else 0
-        best = f"@{top} {100 * r.pass_at.get(top, 0.0):.1f}%" if top else "-"
-        use = "-" if r.target_use_rate is None else f"{100 * r.target_use_rate:.1f}%"
-        rates.add_row(str(i), r.split, r.mode, r.model, str(r.n_tasks), str(r.n_samples),
-                      f"{100 * r.pass_at.get(1, 0.0):.1f}%", best, use)
-    taxonomy = Table(title="outcomes per run (failure taxonomy)")
-    taxonomy.add_column("outcome")
-    for i in range(len(reports)):
-        taxonomy.add_column(f"run {i + 1}", justify="right")
-    for outcome in reports[0].failures:
-        counts = [r.failures.get(outcome, 0) for r in reports]
-        if any(counts):
-            taxonomy.add_row(outcome, *map(str, counts))
-    rates.caption = "target use: share of passing samples that ran every function their task names (- unknown)"
-    return [rates, taxonomy]
-
-
 @app.command("eval")
 def eval_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    zwc: Path = opt.zwc_option(),
     split: str = typer.Option("single_test", "--split", help="train | single_test | multiple_test"),
-    model: str | None = typer.Option(None, "--model", help="Model name, directory, vllm:… or openai:… "
-                                     "(default smollm2-135m; with --run, the run's)."),
+    model: str | None = opt.model_option("Model to evaluate.", None, f"Default {DEFAULT_MODEL} (every command's); "
+                                         "with --run, the run's."),
     run: Path | None = typer.Option(None, "--run", help="A run written by `sebench evolve` (or compare): "
                                     "evaluates its learner, memory or weights."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
+    dtype: Dtype = opt.dtype_option(),
+    engine: Engine = opt.engine_option(),
     mode: str = typer.Option("closed", "--mode", help="closed | open | search | numpy"),
     preset: Preset = typer.Option("cpu", "--preset", help=PRESET_HELP),
-    n: int | None = typer.Option(None, "--n", help="Samples per task (pass@k for every k <= n); default: the "
-                                                   "preset's (cpu 5, paper 1)."),
+    n: int | None = opt.n_option(None, "Samples per task (pass@k for every k <= n); default: the preset's (cpu 5, "
+                                       "paper 1)."),
     temperature: float | None = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature of every "
                                              "sample, whatever --n; default: the preset's (cpu 0.8, paper 0.6); 0 "
                                              "decodes greedily."),
     out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks of the split."),
+    limit: int | None = opt.limit_option(None, "Only the first N tasks of the split."),
     resume: bool = typer.Option(False, "--resume", help="Continue the results file of a killed run."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Tokens per answer; default: the preset's "
-                                                                   "(cpu 512, paper 8192)."),
-    max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback)."),
-    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
+    max_tokens: int | None = opt.max_tokens_option(None, "Tokens per answer; default: the preset's (cpu 512, paper "
+                                                         "8192)."),
+    max_turns: int = typer.Option(1, "--max-turns", help="Answers per episode (retries with feedback); at least 1."),
+    usage: Usage = opt.usage_option(),
     seed: int = typer.Option(0, "--seed", help="Run seed: every sampled answer's seed derives from it (task, "
                                                "sample, turn), so the same command gives the same samples."),
 ) -> None:
@@ -283,7 +251,13 @@ def eval_command(
     from agents import Agent
     from agents.presets import preset as get_preset
     from benchmarks.runs import load_run
+    from envs.zwc.env import MODES, SPLITS
 
+    check.choice(split, "--split", SPLITS)
+    check.choice(mode, "--mode", MODES)
+    check.limit(limit, "the first N tasks of the split")
+    check.counts(n=n, max_tokens=max_tokens, max_turns=max_turns)
+    check.model(model)
     chosen = get_preset(preset)
     settings = chosen.agent_settings()
     if max_tokens is not None:
@@ -302,93 +276,87 @@ def eval_command(
                                        "(docs/results/engines.md); trained weights are evaluated faithfully with "
                                        "--engine auto (float32)", highlight=False)
     else:
-        agent = Agent(model=model or "smollm2-135m", max_turns=max_turns, dtype=dtype, seed=seed, engine=engine,
+        agent = Agent(model=model or DEFAULT_MODEL, max_turns=max_turns, dtype=dtype, seed=seed, engine=engine,
                       **settings)
-    env = _load_env(zwc, usage)
+    env = load_env(zwc, usage)
     try:
         report = agent.evaluate(env, split=split, n=n, mode=mode, out=str(out) if out else None, limit=limit,
                                 resume=resume)
     finally:  # ResultsExistError, MixedResultsError (a resume of another config): one line, from main
         env.close()
-    for table in _report_tables([report]):
+    for table in evaluation_tables([report]):
         Console().print(table)
     Console().print(f"results: {report.results_path}\nsummary: {report.summary_path}")
 
 
 @app.command("validate")
 def validate_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    model: str = typer.Option("smollm2-135m", "--model", help="The model under test."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
-    split: str = typer.Option("single_test", "--split"),
-    limit: int = typer.Option(20, "--limit", help="Tasks per run."),
-    max_tokens: int = typer.Option(256, "--max-tokens"),
+    zwc: Path = opt.zwc_option(),
+    model: str = opt.model_option("The model under test."),
+    dtype: Dtype = opt.dtype_option(),
+    engine: Engine = opt.engine_option(),
+    split: str = typer.Option("single_test", "--split", help="train | single_test | multiple_test"),
+    limit: int = opt.limit_option(20, "Tasks per run: the first N of the split."),
+    max_tokens: int = opt.max_tokens_option(256),
     out: Path | None = typer.Option(None, "--out", help="Directory for the four runs' results."),
-    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
+    usage: Usage = opt.usage_option(),
 ) -> None:
     """SE-Bench's design validation: closed-book (must be 0), open-book, NumPy control, reference."""
     from agents import Agent
     from benchmarks.validate import validate
+    from envs.zwc.env import SPLITS
 
-    env = _load_env(zwc, usage)
+    check.choice(split, "--split", SPLITS)
+    check.limit(limit, "tasks per run")
+    check.counts(max_tokens=max_tokens)
+    check.model(model)
+    env = load_env(zwc, usage)
     try:
         result = validate(env, Agent(model=model, max_tokens=max_tokens, dtype=dtype, engine=engine), split=split,
                           limit=limit,
                           out_dir=out or zwc / "validate")
     finally:
         env.close()
-    for table in _report_tables(result.reports):
+    for table in evaluation_tables(result.reports):
         Console().print(table)
     Console().print(result.verdict_text())
     raise typer.Exit(0 if result.ok else 1)
 
 
-def _overrides(pairs: list[str]) -> dict:
-    """KEY=VALUE pairs; values are read as JSON when they parse (numbers, true, null), else as text."""
-    import json
-
-    values = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"--set {pair!r}: write KEY=VALUE, e.g. --set max_steps=20")
-        try:
-            values[key.strip()] = json.loads(raw)
-        except ValueError:
-            values[key.strip()] = raw
-    return values
-
-
 @app.command("evolve")
 def evolve_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    zwc: Path = opt.zwc_option(),
     learner: str = typer.Option(..., "--learner", help="none | expel | ace | open-sft | closed-sft | open-rl | "
                                 "closed-rl | closed-sft-rl | open-sft-self | closed-sft-self (Closed-RL's "
                                 "ablations: --set preset=sft-like ...)"),
-    model: str = typer.Option("smollm2-135m", "--model", help="The agent's model."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP + " Also the trainer's (--set dtype=… wins)."),
+    model: str = opt.model_option(),
+    dtype: Dtype = opt.dtype_option(" Also the trainer's (--set dtype=… wins)."),
     out: Path = typer.Option(..., "--out", help="Run directory: learner/, model/ (parametric) and report.json."),
-    limit: int | None = typer.Option(None, "--limit", help="Train tasks used by the learner."),
+    limit: int | None = opt.limit_option(None, "Train tasks used by the learner: the first N."),
     gather_model: str | None = typer.Option(None, "--gather-model",
                                             help="Model that gathers trajectories: self (the agent's model, "
                                                  "every learner's default), reference (a teacher: verified "
                                                  "solutions), or a backend."),
-    max_tokens: int = typer.Option(256, "--max-tokens"),
-    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. "
-                                       "--set max_steps=20 --set lora=true"),
-    usage: Usage = typer.Option("standard", "--usage", help=USAGE_HELP),
+    max_tokens: int = opt.max_tokens_option(256),
+    settings: list[str] = opt.settings_option(),
+    usage: Usage = opt.usage_option(),
 ) -> None:
     """The learner's training phase; its state lands in OUT/learner, its report in OUT/report.json."""
     from benchmarks.runs import evolve_run
 
+    check.limit(limit, "the first N train tasks")
+    check.counts(max_tokens=max_tokens)
+    check.model(model)
+    check.helper_model(gather_model, "--gather-model")
+    check.learners([learner], "--learner")
     config = {k: v for k, v in (("limit", limit), ("gather_model", gather_model)) if v is not None}
-    config.update(_overrides(settings))
-    env = _load_env(zwc, usage)
+    config.update(parse_overrides(settings))
+    check.settings(learner, config)
+    env = load_env(zwc, usage)
     try:
         agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
                                    dtype=dtype, usage=usage)
-    finally:  # unknown learner or setting, nothing collected, checkpoints of other settings: one line
+    finally:  # nothing collected, checkpoints of other settings: one line
         env.close()
     table = Table(title=f"evolve: {learner} with {model}")
     table.add_column("what")
@@ -405,19 +373,22 @@ def evolve_command(
 
 @app.command("probe")
 def probe_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build (its mapping is what is asked)."),
-    model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory (e.g. RUN/model)."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP),
+    zwc: Path = opt.zwc_option("A ZWC build (its mapping is what is asked)."),
+    model: str = opt.model_option("The model asked (e.g. RUN/model)."),
+    dtype: Dtype = opt.dtype_option(),
+    engine: Engine = opt.engine_option(),
     out: Path | None = typer.Option(None, "--out", help="JSON with recall and every answer."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N catalogued functions."),
-    max_tokens: int = typer.Option(40, "--max-tokens"),
+    limit: int | None = opt.limit_option(None, "Only the first N catalogued functions."),
+    max_tokens: int = opt.max_tokens_option(40),
 ) -> None:
     """Closed-book API recall: name the zwc function for each description, scored exactly."""
     from agents.models import load_model
     from agents.probe import probe
     from envs.zwc.library.names import Mapping
 
+    check.limit(limit, "the first N catalogued functions")
+    check.counts(max_tokens=max_tokens)
+    check.model(model)
     if not (zwc / "mapping.json").is_file():
         console.print(f"[red]error:[/red] {zwc}: not a ZWC build (no mapping.json)")
         raise typer.Exit(2)

@@ -14,18 +14,22 @@ from pathlib import Path
 
 import typer
 
+from benchmarks import cli_checks as check
+from benchmarks.cli_options import max_tokens_option, model_option, settings_option
+from benchmarks.cli_shared import parse_overrides
+
 
 def check_learner_command(
     target: str = typer.Argument(..., help="A registered learner name (sebench learners lists them), "
                                            "package.module:Attr or path/to/file.py:Attr; Attr is a learner class "
                                            "or a factory taking keyword config."),
-    model: str = typer.Option("smollm2-135m", "--model", help="The agent's model. The effect check needs one that "
-                                                              "earns rewards; the fast default rarely does."),
-    limit: int = typer.Option(2, "--limit", help="N in evolve(env, limit=N); the checker's build has a few more "
-                                                 "train tasks than that."),
-    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. --set "
-                                                         "max_steps=1; registered learners start from tiny settings."),
-    max_tokens: int = typer.Option(96, "--max-tokens", help="The agent's answer length."),
+    model: str = model_option("The agent's model. The effect check needs one that earns rewards (smollm2-135m, the "
+                              "fast one, rarely does)."),
+    limit: int = typer.Option(2, "--limit", help="N in evolve(env, limit=N), N >= 1; the checker's build has a few "
+                                                 "more train tasks than that."),
+    settings: list[str] = settings_option("Learner setting KEY=VALUE (repeatable), e.g. --set max_steps=1; "
+                                          "registered learners start from tiny settings."),
+    max_tokens: int = max_tokens_option(96, "The agent's answer length."),
     seed: int = typer.Option(0, "--seed", help="Seed of the checker's fresh build."),
     workdir: Path | None = typer.Option(None, "--workdir", help="Keep the build, states and logs here "
                                                                 "(default: a temporary directory, removed)."),
@@ -34,14 +38,17 @@ def check_learner_command(
     """Check that a learner keeps the SE-Bench protocol: never sees test data, honours limit,
     saves and loads, survives a kill, keeps test prompts closed-book; and report its effect."""
     from benchmarks.check_output import finish_check
-    from benchmarks.cli import _overrides
     from learners.checker import LearnerTargetError, check_learner, resolve_target
 
+    check.count(limit, "--limit", "N in evolve(env, limit=N)")
+    check.counts(max_tokens=max_tokens)
+    check.model(model)
+    config = parse_overrides(settings)
     try:
         resolved = resolve_target(target)
     except LearnerTargetError as exc:
         raise typer.BadParameter(str(exc), param_hint="TARGET") from None
-    report = check_learner(resolved, model=model, limit=limit, config=_overrides(settings), max_tokens=max_tokens,
+    report = check_learner(resolved, model=model, limit=limit, config=config, max_tokens=max_tokens,
                            seed=seed, workdir=workdir)
     finish_check(report, f"check-learner {report.target} (learner {report.learner!r}, model {report.model}, "
                          f"{report.seconds:.0f}s)", json_out)

@@ -14,47 +14,53 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pathlib import Path
-from typing import Literal
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks import cli_checks as check
+from benchmarks import cli_options as opt
+from benchmarks.cli_options import Dtype, Usage
+from benchmarks.cli_shared import load_env, parse_overrides, split_names
+from sebench.errors import SettingError
+
 
 def selfplay_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
+    zwc: Path = opt.zwc_option(),
     learner: str = typer.Option(..., "--learner",
                                 help="A self-play learner: closed-sft-self | open-sft-self | absolute-zero."),
-    model: str = typer.Option("smollm2-135m", "--model", help="The agent's model: it proposes, solves and is "
-                                                              "fine-tuned, unless --proposer-model or --set "
-                                                              "gather_model=... name others."),
-    rounds: int = typer.Option(2, "--rounds", help="Self-play rounds in all (a rerun with more goes on)."),
+    model: str = opt.model_option("The agent's model: it proposes, solves and is fine-tuned, unless --proposer-model "
+                                  "or --set gather_model=... name others."),
+    rounds: int = opt.count_option("--rounds", 2, "Self-play rounds in all (a rerun with more goes on)."),
     proposer_model: str | None = typer.Option(None, "--proposer-model",
                                               help="Who proposes: self (the agent's own model, the default), "
                                                    "reference (a teacher that re-proposes known train tasks: it "
                                                    "tests the loop, it is not self-play), or a backend."),
     out: Path = typer.Option(..., "--out", help="Run directory: buffers, round log and plot, round-<r>/, model/."),
-    limit: int | None = typer.Option(None, "--limit", help="Train tasks the proposer draws functions and examples "
-                                                           "from."),
-    settings: list[str] = typer.Option([], "--set", help="Learner setting KEY=VALUE (repeatable), e.g. --set "
-                                                         "proposals=8 --set max_steps=20 --set lora=true"),
-    max_tokens: int = typer.Option(256, "--max-tokens", help="The agent's answer length."),
-    dtype: Literal["auto", "bfloat16", "float32"] = typer.Option("auto", "--dtype",
-                                                                 help="Weights / compute type (as sebench evolve)."),
-    usage: Literal["standard", "strict"] = typer.Option("standard", "--usage",
-                                                        help="How a pass must use the library (as sebench eval)."),
+    limit: int | None = opt.limit_option(None, "Train tasks the proposer draws functions and examples from: the "
+                                               "first N."),
+    settings: list[str] = opt.settings_option("Learner setting KEY=VALUE (repeatable), e.g. --set proposals=8 --set "
+                                              "max_steps=20 --set lora=true."),
+    max_tokens: int = opt.max_tokens_option(256, "The agent's answer length."),
+    dtype: Dtype = opt.dtype_option(" Also the trainer's (--set dtype=… wins)."),
+    usage: Usage = opt.usage_option(),
 ) -> None:
     """Rounds of propose -> validate -> solve -> train (SFT, or GRPO for absolute-zero), resumable; per-round
     figures and a plot."""
-    from benchmarks.cli import _load_env, _overrides
     from benchmarks.runs import evolve_run
 
-    _require_selfplay_learner(learner)
+    check.limit(limit, "the first N train tasks")
+    check.counts(rounds=rounds, max_tokens=max_tokens)
+    check.model(model)
+    check.helper_model(proposer_model, "--proposer-model")
+    require_selfplay_learner(learner)
     config = {"rounds": rounds, "state_dir": str(out), **{k: v for k, v in (("limit", limit),
                                                                            ("proposer_model", proposer_model))
                                                           if v is not None}}
-    config.update(_overrides(settings))
-    env = _load_env(zwc, usage)
+    config.update(parse_overrides(settings))
+    check.settings(learner, config)
+    env = load_env(zwc, usage)
     try:
         agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
                                    dtype=dtype, usage=usage)
@@ -86,7 +92,7 @@ def rounds_table(run_dir: Path, title: str) -> Table:
     return table
 
 
-def _require_selfplay_learner(name: str) -> None:
+def require_selfplay_learner(name: str) -> None:
     """A learner whose settings have ``rounds`` (a named error otherwise, listing the self-play ones)."""
     from learners.registry import REGISTRY, LearnerRegistryError, config_class
 
@@ -98,47 +104,54 @@ def _require_selfplay_learner(name: str) -> None:
         if rounds_of(name):
             return
     except LearnerRegistryError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--learner") from None
+        raise SettingError(f"--learner: {exc}") from None
     selfplay = [n for n in REGISTRY if rounds_of(n)]
-    raise typer.BadParameter(f"{name!r} is not a self-play learner (its settings have no rounds); self-play "
-                             f"learners: {', '.join(selfplay)}; train it with `sebench evolve --learner {name}`",
-                             param_hint="--learner")
+    raise SettingError(f"--learner {name!r} is not a self-play learner (its settings have no rounds); self-play "
+                       f"learners: {', '.join(selfplay)}; train it with `sebench evolve --learner {name}`")
 
 
 def selfplay_compare_command(
-    zwc: Path = typer.Option(..., "--zwc", help="A ZWC build with tasks."),
-    out: Path = typer.Option(..., "--out", help="Report directory (summary.json, report.md, report.html, plots)."),
-    model: str = typer.Option("qwen2.5-coder-0.5b", "--model", help="The base model (local weights)."),
-    dtype: Literal["auto", "bfloat16", "float32"] = typer.Option("auto", "--dtype", help="As sebench evolve."),
-    learners: str = typer.Option("closed-sft,closed-sft-self,open-sft-self,absolute-zero", "--learners",
-                                 help="Comma-separated, among closed-sft, closed-sft-self, open-sft-self, "
-                                      "absolute-zero."),
-    train_limit: int = typer.Option(8, "--train-limit", help="The train slice every learner draws on."),
-    rounds: int = typer.Option(2, "--rounds", help="Self-play rounds."),
-    proposals: int = typer.Option(8, "--proposals", help="Tasks proposed per round."),
-    sft_steps: int = typer.Option(8, "--sft-steps", help="Closed-SFT's steps, and each SFT self-play round's."),
-    n: int = typer.Option(2, "--n", help="Samples per test task (pass@k for k <= n)."),
-    limit: int | None = typer.Option(None, "--limit", help="At most N test tasks (of the trained functions)."),
-    probe_limit: int | None = typer.Option(None, "--probe-limit", help="Probe only the first N functions."),
-    gather_model: str | None = typer.Option(None, "--gather-model", help="Who answers Closed-SFT's train tasks: "
-                                            "default the model itself; reference (or a backend) is a teacher, "
-                                            "named in its row."),
-    max_tokens: int = typer.Option(160, "--max-tokens"),
-    settings: list[str] = typer.Option([], "--set", help="Self-play setting KEY=VALUE (repeatable), for each "
-                                                         "self-play learner."),
+    zwc: Path = opt.zwc_option(),
+    out: Path = opt.report_out_option(),
+    model: str = opt.model_option("The base model (local weights)."),
+    dtype: Dtype = opt.dtype_option(" Also the trainers' (--set dtype=… wins)."),
+    learners: str = opt.learners_option("closed-sft,closed-sft-self,open-sft-self,absolute-zero",
+                                        "Comma-separated, among closed-sft, closed-sft-self, open-sft-self, "
+                                        "absolute-zero."),
+    train_limit: int = opt.count_option("--train-limit", 8, "The train slice every learner draws on."),
+    rounds: int = opt.count_option("--rounds", 2, "Self-play rounds."),
+    proposals: int = opt.count_option("--proposals", 8, "Tasks proposed per round."),
+    sft_steps: int = opt.count_option("--sft-steps", 8, "Closed-SFT's steps, and each SFT self-play round's."),
+    n: int = opt.n_option(2),
+    limit: int | None = opt.limit_option(None, "At most N test tasks (of the trained functions)."),
+    probe_limit: int | None = opt.probe_limit_option(),
+    gather_model: str | None = opt.gather_model_option(None, "Who answers Closed-SFT's train tasks: default the model "
+                                                       "itself; reference (or a backend) is a teacher, named in its "
+                                                       "row."),
+    max_tokens: int = opt.max_tokens_option(160),
+    settings: list[str] = opt.settings_option("Self-play setting KEY=VALUE (repeatable), for each self-play learner, "
+                                              "or LEARNER.KEY=VALUE for one (absolute-zero.num_generations=2)."),
 ) -> None:
     """SFT self-play against RL self-play: recall and closed-book pass@k, and every round's figures."""
-    from benchmarks.cli import _load_env, _overrides
     from benchmarks.cli_report import show_comparison
-    from benchmarks.selfplay_compare import selfplay_compare
+    from benchmarks.selfplay_compare import learner_settings, selfplay_compare
 
-    names = tuple(n.strip() for n in learners.split(",") if n.strip())
-    env = _load_env(zwc)
+    names = tuple(split_names(learners))
+    check.limit(limit, "the first N test tasks")
+    check.counts(train_limit=train_limit, rounds=rounds, proposals=proposals, sft_steps=sft_steps, n=n,
+                 probe_limit=probe_limit, max_tokens=max_tokens)
+    check.model(model)
+    check.helper_model(gather_model, "--gather-model")
+    overrides = parse_overrides(settings)
+    for name in names:  # each row's settings, as selfplay_compare gives them (unknown learners named)
+        check.settings(name, learner_settings(name, train_limit, sft_steps, rounds, proposals,
+                                              gather_model or None, overrides))
+    env = load_env(zwc)
     try:
         selfplay_compare(env, out, model=model, learners=names, train_limit=train_limit, rounds=rounds,
                                 proposals=proposals, sft_steps=sft_steps, n=n, limit=limit, probe_limit=probe_limit,
                                 gather_model=gather_model or None, max_tokens=max_tokens,
-                                settings=_overrides(settings), dtype=dtype)
+                                settings=overrides, dtype=dtype)
     finally:
         env.close()
     show_comparison(out)

@@ -5,18 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from benchmarks.cli_options import DTYPE_HELP, ENGINE_HELP, Dtype, Engine
-
-console = Console(stderr=True)
+from benchmarks import cli_checks as check
+from benchmarks.cli_options import Dtype, Engine, dtype_option, engine_option, model_option
+from benchmarks.cli_shared import console
 
 
 def serve_command(
-    model: str = typer.Option("smollm2-135m", "--model", help="Model name or directory."),
-    dtype: Dtype = typer.Option("auto", "--dtype", help=DTYPE_HELP),
-    engine: Engine = typer.Option("auto", "--engine", help=ENGINE_HELP + " auto streams through transformers' "
-                                  "continuous batching; ct2-* answer whole."),
+    model: str = model_option("The model served."),
+    dtype: Dtype = dtype_option(),
+    engine: Engine = engine_option(" auto streams through transformers' continuous batching; ct2-* answer whole."),
     port: int = typer.Option(8000, "--port"),
     host: str = typer.Option("127.0.0.1", "--host"),
     served_model_name: list[str] | None = typer.Option(
@@ -29,6 +27,7 @@ def serve_command(
     from agents.models import load_model
     from agents.models.serve import make_server
 
+    check.model(model)
     backend = load_model(model, dtype=dtype, engine=engine)
     names = served_model_name or [backend.name, model, *([Path(model).name] if Path(model).is_dir() else [])]
     server = make_server(backend, host, port, served_names=names, max_model_len=max_model_len,

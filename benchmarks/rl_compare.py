@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import time
 from pathlib import Path
+from typing import Any
 
 from agents import Agent
 from agents.models.dtype import resolve_dtype
@@ -47,6 +48,22 @@ def parse_learner(spec: str) -> tuple[str, str | None]:
     return name, preset or None
 
 
+def row_settings(name: str, preset: str | None, *, train_limit: int, steps: int, sft_steps: int,
+                 gather_model: str | None, settings: dict | None, dtype: str) -> dict[str, Any]:
+    """One row's learner settings (``parse_learner``'s name and preset): the same train slice for
+    all, ``sft_steps`` for the SFT rows and stage, ``steps`` and ``settings`` for the RL learners;
+    ``sebench rl-compare`` checks them before any row runs."""
+    config: dict[str, Any] = {"limit": train_limit, "dtype": dtype}
+    if name in SFT_NAMES:
+        return config | {"gather_model": gather_model, "max_steps": sft_steps}
+    config |= {"max_steps": steps, **learner_overrides(settings or {}, name)}
+    if preset:
+        config["preset"] = preset
+    if name == "closed-sft-rl":
+        config |= {"gather_model": gather_model, "sft_max_steps": sft_steps}
+    return config
+
+
 def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b",
                learners: tuple[str, ...] = DEFAULT_LEARNERS, train_limit: int = 8, steps: int = 8,
                sft_steps: int = 8, n: int = 4, limit: int | None = None, gather_model: str | None = None,
@@ -68,15 +85,8 @@ def rl_compare(env: ZWCEnv, out: str | Path, *, model: str = "qwen2.5-coder-0.5b
     gc.collect()
     for spec, name, preset in specs:
         folder = out / spec.replace("@", "_")
-        config: dict = {"limit": train_limit, "dtype": dtype}
-        if name in SFT_NAMES:
-            config |= {"gather_model": gather_model, "max_steps": sft_steps}
-        else:
-            config |= {"max_steps": steps, **learner_overrides(settings or {}, name)}
-            if preset:
-                config["preset"] = preset
-            if name == "closed-sft-rl":
-                config |= {"gather_model": gather_model, "sft_max_steps": sft_steps}
+        config = row_settings(name, preset, train_limit=train_limit, steps=steps, sft_steps=sft_steps,
+                              gather_model=gather_model, settings=settings, dtype=dtype)
         agent, report = evolve_run(env, name, folder, model=model, settings=config, max_tokens=max_tokens, dtype=dtype)
         train = dict(getattr(agent.learner, "train_result", None) or report.details)
         rows.append(measure(spec, agent, env, out, functions, numpy_paths, n, limit, train, probe_limit, folder,

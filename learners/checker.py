@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.check_report import CheckResult, ConformanceReport
+from sebench.errors import SettingError
 from sebench.targets import FILE_MODULE_PREFIX, TargetError, load_object
 
 __all__ = ["CHECKS", "TINY", "CheckReport", "CheckResult", "LearnerTarget", "LearnerTargetError", "as_target",
@@ -175,9 +176,9 @@ def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: s
     try:
         build = build if build is not None else CheckBuild.create(work / "zwc", seed=seed)
         if limit < 1 or limit >= len(build.split_ids["train"]):
-            raise ValueError(f"limit must be between 1 and {len(build.split_ids['train']) - 1} (the build has "
-                             f"{len(build.split_ids['train'])} train tasks, and a learner that ignores limit must "
-                             f"be told apart), got {limit}")
+            raise SettingError(f"limit must be between 1 and {len(build.split_ids['train']) - 1} (the build has "
+                               f"{len(build.split_ids['train'])} train tasks, and a learner that ignores limit must "
+                               f"be told apart), got {limit}; pass --limit 2, the default")
         session = CheckSession(target=target, build=build, work=Path(tempfile.mkdtemp(prefix="check-", dir=work)),
                                model=model, limit=limit, config=settings, max_tokens=max_tokens, samples=samples,
                                kill_after=kill_after, timeout=timeout)

@@ -80,6 +80,12 @@ class RLLearnerConfig(ParametricConfig):
                              "leave gather_model unset (Closed-SFT-RL takes one for its SFT stage)")
         if self.preset is not None and self.preset not in PRESETS:
             raise SettingError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        needed = self.train.rollout_batch()
+        if self.limit is not None and 1 <= self.limit < needed:  # checked before any work, not after the build
+            raise SettingError(f"limit={self.limit}: one rollout batch needs {needed} train tasks (processes x "
+                               f"prompts_per_step {self.train.prompts_per_step} x steps_per_generation "
+                               f"{self.train.steps_per_generation}); --limit {needed} or more, or lower those "
+                               "with --set prompts_per_step=1")
 
     @classmethod
     def from_overrides(cls, overrides: dict[str, Any]) -> RLLearnerConfig:

@@ -55,6 +55,7 @@ from envs.zwc.grading.failure import Failure
 from learners.rl_trainer import make_trainer
 from learners.train_settings import TrainerSettings
 from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
+from sebench.errors import SettingError
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -123,6 +124,11 @@ class RLSettings(TrainerSettings):
         if self.vllm_mode not in ("colocate", "server"):
             found.append(f"vllm_mode must be colocate or server (got {self.vllm_mode!r})")
         return found
+
+    def rollout_batch(self) -> int:
+        """Train tasks one rollout batch needs: processes x prompts_per_step x steps_per_generation
+        (fewer and trl's sampler would drop the short batch and train 0 steps, saying nothing)."""
+        return int(os.environ.get("WORLD_SIZE", "1")) * self.prompts_per_step * self.steps_per_generation
 
 
 @dataclass
@@ -312,9 +318,9 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
         raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
     if not prompts:
         raise ValueError("no train prompts to roll out on")
-    needed = int(os.environ.get("WORLD_SIZE", "1")) * settings.prompts_per_step * settings.steps_per_generation
+    needed = settings.rollout_batch()
     if len(prompts) < needed:  # trl's sampler would drop the short batch and train 0 steps, saying nothing
-        raise ValueError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
+        raise SettingError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
                          f"steps_per_generation) and {len(prompts)} were given; raise limit or lower those settings")
     if len(prompts) % needed:
         print(f"warning: {len(prompts) % needed} of {len(prompts)} train tasks do not fill a rollout batch of "

@@ -33,6 +33,7 @@ from typing import Any
 
 from agents.models.base import Completion, Messages
 from agents.models.errors import ModelError
+from sebench.errors import SettingError
 
 ENGINES = ("auto", "transformers", "ct2-int8", "ct2-float32")
 AUTO_QUANTIZATION = "float32"  # greedy answers as transformers' float32 gives them: docs/results/engines.md
@@ -147,7 +148,8 @@ class LocalModel:
             return self.transformers().generate(prompts, n=n, temperature=temperature,
                                                        max_tokens=max_tokens, stop=stop, seeds=seeds)
         if seeds is not None and temperature > 0:
-            raise ValueError(f"engine {self.engine} cannot seed samples one by one; use --engine auto or transformers")
+            raise SettingError(f"engine {self.engine} cannot seed samples one by one; use --engine auto or "
+                               "transformers")
         return ct2.generate(prompts, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop)
 
     @property

@@ -150,137 +150,167 @@ class ChatService:
         return _BatcherJob(self.batcher, request, request.max_tokens or 512)
 
 
+def _model_card(name: str) -> dict:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "sebench"}
+
+
+def _route(path: str) -> str:
+    """A request's path without its query and trailing slash (``/v1/models/``: ``/v1/models``)."""
+    return path.split("?")[0].rstrip("/")
+
+
+def _server_error(exc: BaseException) -> APIError:
+    return APIError(500, f"{type(exc).__name__}: {exc}", kind="server_error")
+
+
+class ChatHandler(BaseHTTPRequestHandler):
+    """One connection's requests: the routes (``GET /v1/models[/{id}]``, ``POST /v1/chat/completions``),
+    the body's validation, then a whole answer or a stream; the model and its engine are the
+    server's ``ChatService`` (``self.server.service``)."""
+
+    protocol_version = "HTTP/1.1"
+
+    @property
+    def service(self) -> ChatService:
+        return self.server.service  # type: ignore[attr-defined]
+
+    def log_message(self, *args) -> None:  # quiet: the CLI reports
+        return
+
+    # -- replies ------------------------------------------------------------------------------
+    def _send(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, error: APIError) -> None:
+        self._send(error.status, error.body())
+
+    def _client_gone(self) -> bool:
+        """True when the client closed or reset its connection (it is not reading any more)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    # -- routes -------------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        path = _route(self.path)
+        cards = {name: _model_card(name) for name in self.service.served}
+        if path == "/v1/models":
+            self._send(200, {"object": "list", "data": list(cards.values())})
+        elif path.startswith("/v1/models/") and path[len("/v1/models/"):] in cards:
+            self._send(200, cards[path[len("/v1/models/"):]])
+        elif path.startswith("/v1/models/"):
+            self._error(APIError(404, f"The model `{path[len('/v1/models/'):]}` does not exist.",
+                                 param="model", code="model_not_found"))
+        else:
+            self._error(APIError(404, f"Invalid URL (GET {self.path})", code="unknown_url"))
+
+    def do_POST(self) -> None:  # noqa: N802
+        if _route(self.path) != "/v1/chat/completions":
+            self._error(APIError(404, f"Invalid URL (POST {self.path})", code="unknown_url"))
+            return
+        try:
+            request = parse_chat_request(self._read_json(), self.service.served)
+            job = self.service.start(request)
+        except APIError as error:
+            self._error(error)
+            return
+        except Exception as exc:  # noqa: BLE001 - the server must answer, not die
+            self._error(_server_error(exc))
+            return
+        reply = Reply(request.model)
+        if request.stream:
+            self._stream(job, request, reply)
+        else:
+            self._answer(job, reply)
+
+    # -- validation ---------------------------------------------------------------------------
+    def _read_json(self):
+        """The request's body as JSON (``null`` when empty); 400 when it is not JSON."""
+        length = int(self.headers.get("Content-Length", "0"))
+        try:
+            return json.loads(self.rfile.read(length) or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise APIError(400, f"the request body is not valid JSON: {exc}") from None
+
+    # -- answers ------------------------------------------------------------------------------
+    def _wait_events(self, job: _Job):
+        """``job``'s events; cancels the job and stops when the client goes away."""
+        open_choices = len(job.results)
+        checked = time.monotonic()
+        while open_choices:
+            try:
+                index, text = job.events.get(timeout=POLL_S)
+            except queue.Empty:
+                index, text = None, None
+            if time.monotonic() - checked >= POLL_S:  # on a timer: events may never pause
+                checked = time.monotonic()
+                if self._client_gone():
+                    job.cancel()
+                    return
+            if index is None:
+                continue
+            open_choices -= text is None
+            yield index, text
+
+    def _answer(self, job: _Job, reply: Reply) -> None:
+        for _ in self._wait_events(job):
+            pass
+        if any(r is None for r in job.results):  # the client went away
+            self.close_connection = True
+            return
+        if job.error is not None:
+            self._error(_server_error(job.error))
+            return
+        self._send(200, reply.completion(job.results, job.prompt_tokens))
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")  # no length: the end of the body is the end of the stream
+        self.end_headers()
+        self.close_connection = True
+
+    def _send_event(self, payload) -> None:
+        data = payload if isinstance(payload, str) else json.dumps(payload)
+        self.wfile.write(f"data: {data}\n\n".encode())
+        self.wfile.flush()
+
+    def _stream(self, job: _Job, request: ChatRequest, reply: Reply) -> None:
+        self._start_stream()
+        send = self._send_event
+        try:
+            for index in range(request.n):
+                send(reply.chunk(index, role=True))
+            for index, text in self._wait_events(job):
+                if text is not None:
+                    send(reply.chunk(index, content=text))
+                elif job.error is None:
+                    send(reply.chunk(index, finish_reason=job.results[index][1]))
+            if any(r is None for r in job.results):
+                return
+            if job.error is not None:
+                send(_server_error(job.error).body())
+            elif request.include_usage:
+                send(reply.usage_chunk(job.prompt_tokens, sum(r[2] for r in job.results)))
+            send("[DONE]")
+        except OSError:  # the client hung up mid-stream (broken pipe, reset)
+            job.cancel()
+
+
 def make_server(model: Model, host: str = "127.0.0.1", port: int = 8000, *, served_names: list[str] | None = None,
                 max_num_seqs: int = 16, max_model_len: int | None = None,
                 continuous: bool = True) -> ThreadingHTTPServer:
     """The server (not yet serving); ``server.service`` holds the model, engine and names."""
     service = ChatService(model, served_names or [model.name], max_num_seqs, max_model_len, continuous)
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args) -> None:  # quiet: the CLI reports
-            return
-
-        def _send(self, status: int, body: dict) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _error(self, error: APIError) -> None:
-            self._send(error.status, error.body())
-
-        def _client_gone(self) -> bool:
-            """True when the client closed or reset its connection (it is not reading any more)."""
-            try:
-                readable, _, _ = select.select([self.connection], [], [], 0)
-                return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
-            except OSError:
-                return True
-
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-            path = self.path.split("?")[0].rstrip("/")
-            cards = {name: {"id": name, "object": "model", "created": 0, "owned_by": "sebench"}
-                     for name in service.served}
-            if path == "/v1/models":
-                self._send(200, {"object": "list", "data": list(cards.values())})
-            elif path.startswith("/v1/models/") and path[len("/v1/models/"):] in cards:
-                self._send(200, cards[path[len("/v1/models/"):]])
-            elif path.startswith("/v1/models/"):
-                self._error(APIError(404, f"The model `{path[len('/v1/models/'):]}` does not exist.",
-                                     param="model", code="model_not_found"))
-            else:
-                self._error(APIError(404, f"Invalid URL (GET {self.path})", code="unknown_url"))
-
-        def do_POST(self) -> None:  # noqa: N802
-            if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
-                self._error(APIError(404, f"Invalid URL (POST {self.path})", code="unknown_url"))
-                return
-            try:
-                length = int(self.headers.get("Content-Length", "0"))
-                try:
-                    body = json.loads(self.rfile.read(length) or b"null")
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise APIError(400, f"the request body is not valid JSON: {exc}") from None
-                request = parse_chat_request(body, service.served)
-                job = service.start(request)
-            except APIError as error:
-                self._error(error)
-                return
-            except Exception as exc:  # noqa: BLE001 - the server must answer, not die
-                self._error(APIError(500, f"{type(exc).__name__}: {exc}", kind="server_error"))
-                return
-            reply = Reply(request.model)
-            if request.stream:
-                self._stream(job, request, reply)
-            else:
-                self._answer(job, reply)
-
-        def _wait_events(self, job: _Job):
-            """``job``'s events; cancels the job and stops when the client goes away."""
-            open_choices = len(job.results)
-            checked = time.monotonic()
-            while open_choices:
-                try:
-                    index, text = job.events.get(timeout=POLL_S)
-                except queue.Empty:
-                    index, text = None, None
-                if time.monotonic() - checked >= POLL_S:  # on a timer: events may never pause
-                    checked = time.monotonic()
-                    if self._client_gone():
-                        job.cancel()
-                        return
-                if index is None:
-                    continue
-                open_choices -= text is None
-                yield index, text
-
-        def _answer(self, job: _Job, reply: Reply) -> None:
-            for _ in self._wait_events(job):
-                pass
-            if any(r is None for r in job.results):  # the client went away
-                self.close_connection = True
-                return
-            if job.error is not None:
-                self._error(APIError(500, f"{type(job.error).__name__}: {job.error}", kind="server_error"))
-                return
-            self._send(200, reply.completion(job.results, job.prompt_tokens))
-
-        def _stream(self, job: _Job, request: ChatRequest, reply: Reply) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")  # no length: the end of the body is the end of the stream
-            self.end_headers()
-            self.close_connection = True
-
-            def send(payload) -> None:
-                data = payload if isinstance(payload, str) else json.dumps(payload)
-                self.wfile.write(f"data: {data}\n\n".encode())
-                self.wfile.flush()
-
-            try:
-                for index in range(request.n):
-                    send(reply.chunk(index, role=True))
-                for index, text in self._wait_events(job):
-                    if text is not None:
-                        send(reply.chunk(index, content=text))
-                    elif job.error is None:
-                        send(reply.chunk(index, finish_reason=job.results[index][1]))
-                if any(r is None for r in job.results):
-                    return
-                if job.error is not None:
-                    send(APIError(500, f"{type(job.error).__name__}: {job.error}", kind="server_error").body())
-                elif request.include_usage:
-                    send(reply.usage_chunk(job.prompt_tokens, sum(r[2] for r in job.results)))
-                send("[DONE]")
-            except OSError:  # the client hung up mid-stream (broken pipe, reset)
-                job.cancel()
-
-    server = _ChatServer((host, port), Handler)
+    server = _ChatServer((host, port), ChatHandler)
     server.service = service
     return server
 

@@ -97,3 +97,23 @@ def test_compare_writes_a_report_with_plots(tmp_path, task_env):
     assert summary["config"]["usage"] == "standard" and summary["results"][0]["evaluation"]["target_use_rate"] == 1.0
     assert (out / "pass_at_k_main.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000
     assert "Main table: learners, closed-book" in result.output  # the report's table, printed
+
+
+def test_every_command_has_the_one_default_model():
+    import typer.main
+
+    from agents.models.registry import DEFAULT_MODEL
+    from benchmarks import cli_options
+
+    assert cli_options.DEFAULT_MODEL == DEFAULT_MODEL
+
+    def commands(group, prefix=""):
+        for name, command in group.commands.items():
+            yield from commands(command, f"{prefix}{name} ") if hasattr(command, "commands") else [(prefix + name,
+                                                                                                   command)]
+
+    defaults = {name: param.default for name, command in commands(typer.main.get_command(app))
+                for param in command.params if param.name in ("model", "solvers")}
+    assert {"eval", "validate", "evolve", "probe", "compare", "sft-compare", "rl-compare", "selfplay",
+            "selfplay-compare", "serve", "check-learner", "tasks propose"} <= set(defaults)
+    assert {name: value for name, value in defaults.items() if value != DEFAULT_MODEL} == {"eval": None}  # the run's

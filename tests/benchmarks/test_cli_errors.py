@@ -67,3 +67,52 @@ def test_an_unknown_setting_is_a_typed_error_naming_the_close_one(task_env, tmp_
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert "no setting 'max_reflection'" in err and "max_reflections" in err and "Traceback" not in err
+
+
+# -- every argument checked before any work: exit 2, one line naming the option and the fix, nothing written --
+BEFORE_ANY_WORK = {
+    "eval --limit -1": (["eval", "--model", "reference", "--n", "1", "--limit", "-1"], "file",
+                        ["--limit -1", "at least 1"]),
+    "eval --limit 0": (["eval", "--model", "reference", "--n", "1", "--limit", "0"], "file",
+                       ["--limit 0", "at least 1"]),
+    "eval --n 0": (["eval", "--model", "reference", "--n", "0"], "file", ["--n 0", "at least 1"]),
+    "eval --split": (["eval", "--model", "reference", "--split", "tests"], "file",
+                     ["--split 'tests'", "single_test"]),
+    "eval unknown --model": (["eval", "--model", "no-such-model", "--n", "1", "--limit", "1"], "file",
+                             ["--model 'no-such-model'", "unknown model", "smollm2-135m"]),
+    "compare --limit -1": (["compare", "--model", "reference", "--learners", "none", "--limit", "-1"], "dir",
+                           ["--limit -1", "at least 1"]),
+    "compare unknown learner": (["compare", "--model", "reference", "--learners", "expel,nope", "--limit", "1"], "dir",
+                                ["--learners", "unknown learner 'nope'"]),
+    "compare unknown --set": (["compare", "--model", "reference", "--learners", "expel", "--limit", "1", "--set",
+                               "expel.max_reflection=2"], "dir", ["no setting 'max_reflection'", "max_reflections"]),
+    "compare --set text for int": (["compare", "--model", "reference", "--learners", "expel", "--limit", "1",
+                                    "--set", "retrieve_k=abc"], "dir", ["retrieve_k", "takes int", "--set retrieve_k=4"]),
+    "evolve --set text for int": (["evolve", "--model", "reference", "--learner", "expel", "--set", "retrieve_k=abc"],
+                                  "dir", ["retrieve_k", "takes int", "--set retrieve_k=4"]),
+    "evolve --set without =": (["evolve", "--model", "reference", "--learner", "expel", "--set", "retrieve_k"], "dir",
+                               ["--set 'retrieve_k'", "KEY=VALUE"]),
+    "evolve unknown --model": (["evolve", "--model", "no-such-model", "--learner", "none"], "dir",
+                               ["--model 'no-such-model'", "unknown model"]),
+    "evolve --limit -1": (["evolve", "--model", "reference", "--learner", "none", "--limit", "-1"], "dir",
+                          ["--limit -1", "at least 1"]),
+    "evolve closed-rl --limit 1": (["evolve", "--model", "smollm2-135m", "--learner", "closed-rl", "--limit", "1"],
+                                   "dir", ["limit=1", "rollout batch needs 2", "--limit 2"]),
+    "rl-compare unknown preset": (["rl-compare", "--model", "smollm2-135m", "--learners", "closed-rl@nope"], "dir",
+                                  ["--learners", "closed-rl@nope"]),
+    "selfplay-compare --set text": (["selfplay-compare", "--model", "smollm2-135m", "--learners", "closed-sft-self",
+                                     "--set", "proposals=many"], "dir", ["proposals", "takes int"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE_ANY_WORK))
+def test_a_wrong_argument_ends_before_any_work_in_one_line(case, task_env, tmp_path, monkeypatch, capsys):
+    argv, kind, says = BEFORE_ANY_WORK[case]
+    out = tmp_path / ("results.jsonl" if kind == "file" else "run")
+    with pytest.raises(SystemExit) as done:
+        _run(monkeypatch, *argv, "--zwc", str(task_env.root), "--out", str(out))
+    assert done.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
+    assert "Traceback" not in err and err.startswith("error:"), err
+    assert all(text in err for text in says), err
+    assert not out.exists() and list(tmp_path.iterdir()) == []  # no file or directory written

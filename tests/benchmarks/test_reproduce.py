@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.cli import _overrides, app
+from benchmarks.cli import app
+from benchmarks.cli_shared import parse_overrides
 from benchmarks.reproduce_budget import (
     PARTS,
     BudgetError,
@@ -121,7 +122,7 @@ def test_every_command_of_the_gpu_budget_parses_and_its_settings_build_learners(
     for row in rows:
         check_sebench(["sebench", *row.args])
         pairs = [row.args[i + 1] for i, a in enumerate(row.args) if a == "--set"]
-        settings = _overrides(pairs)
+        settings = parse_overrides(pairs)
         for spec in row.learners:
             state = str(tmp_path / "state" / spec)
             if row.part == "rl":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.cli import _overrides
+from benchmarks.cli_shared import parse_overrides
 from learners import make
 from learners.rl_train import build_parser
 
@@ -28,7 +28,7 @@ def test_the_documented_gpu_commands_parse(tmp_path):
     evolve = next(c for c in commands if c[:2] == ["sebench", "evolve"])
     pairs = [evolve[i + 1] for i, arg in enumerate(evolve) if arg == "--set"]
     learner = evolve[evolve.index("--learner") + 1]
-    config = _overrides(pairs)
+    config = parse_overrides(pairs)
     built = make(learner, state_dir=str(tmp_path), **config)
     assert built.config.train.use_vllm is True and built.config.limit is None
 
