@@ -1,7 +1,7 @@
 """Open-RL, Closed-RL, the paper's RL ablations and Closed-SFT-RL (SE-Bench §4.2, Table 3).
 
 All train the agent's own weights with GRPO against the sandbox verdict
-(``learners.rl_train``): no collected data, no teacher; the reward is what the policy's own
+(``learners.training.rl_train``): no collected data, no teacher; the reward is what the policy's own
 open-book rollouts earn on the train tasks.
 
 - ``open-rl``: rollouts and gradient on the prompt with the docs.
@@ -30,10 +30,10 @@ from typing import Any
 from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
 from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import RLSettings, train_rl
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
-from learners.sft_train import SFTSettings
-from learners.training_run import return_memory
+from learners.training.rl_train import RLSettings, train_rl
+from learners.training.sft_train import SFTSettings
+from learners.training.training_run import return_memory
 from sebench.errors import SebenchError, SettingError
 
 # Table 3's ablations, as changes to the default (standard GRPO) settings. The SFT-like variant is
@@ -136,7 +136,7 @@ class _RLLearner(RunDirectories):
             train_rl(prompts, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train,
                      env=env, progress=progress)  # returns a finished run's result without redoing it
         self.result = json.loads((self.state_dir / "train" / "train_result.json").read_text())
-        # the rows an `accelerate launch -m learners.rl_train` rerun (or a GPU user) trains on
+        # the rows an `accelerate launch -m learners.training.rl_train` rerun (or a GPU user) trains on
         (self.state_dir / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in prompts))
         agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
         result = self.result

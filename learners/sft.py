@@ -1,7 +1,7 @@
 """Open-SFT and Closed-SFT (SE-Bench §4): fine-tune on rejection-sampled open-book trajectories.
 
-Both learners collect the same data (``learners.sft_data.collect``: train tasks, docs in the
-prompt, passing answers only) and train with trl (``learners.sft_train.train_sft``). By default
+Both learners collect the same data (``learners.training.sft_data.collect``: train tasks, docs in the
+prompt, passing answers only) and train with trl (``learners.training.sft_train.train_sft``). By default
 the agent's own model answers (rejection sampling, as the paper gathers); ``gather_model`` names a
 teacher instead (``reference``: one verified solution per task, which needs no capable model but
 is distillation, not the paper's Closed-SFT: the comparisons name such a row after its teacher,
@@ -28,9 +28,9 @@ from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state, teacher_of
-from learners.sft_data import collect, write_report
-from learners.sft_train import SFTSettings, train_sft
-from learners.training_run import RESULT_FILE, return_memory
+from learners.training.sft_data import collect, write_report
+from learners.training.sft_train import SFTSettings, train_sft
+from learners.training.training_run import RESULT_FILE, return_memory
 from sebench.errors import SebenchError, SettingError
 
 
@@ -55,7 +55,7 @@ class SFTLearnerConfig(ParametricConfig):
     docs_chars: int | None = setting(1200, "Per-function doc budget in open prompts (paper: None, the whole doc).")
     max_tokens: int | None = setting(None, "Rollout answer length; None = the agent's.")
     collect_only: bool = setting(False, "Stop after collection (then train with accelerate launch -m "
-                                        "learners.sft_train).")
+                                        "learners.training.sft_train).")
     train: SFTSettings = field(default_factory=SFTSettings)
 
     def __post_init__(self) -> None:

@@ -3,7 +3,7 @@
 SE-Bench §4.3 runs it as the RL side of self-play and finds it does not internalise the
 library (Qwen3-8B, single-function, closed-book: 0.0, where Closed-SFT-self reaches 22.5).
 
-Each round is one rollout batch of trl's ``GRPOTrainer`` (``learners.rl_train``: the same
+Each round is one rollout batch of trl's ``GRPOTrainer`` (``learners.training.rl_train``: the same
 trainer, checkpoints, bf16 rollout copy and GPU path as the RL learners); ``azr_rollout``
 does the round: the policy proposes zwc programs for the three task types (deduction,
 abduction, induction; ``azr_tasks``), the validator keeps the sound ones, the policy's pass
@@ -34,9 +34,9 @@ from typing import Any
 from agents.jsonl import rewrite_records
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import RLSettings, _resumed_log, _rollouts, grpo_parts, make_trainer
 from learners.sft import base_model_path
-from learners.training_run import FinishedRunMismatch, TrainingRun, return_memory
+from learners.training.rl_train import RLSettings, _resumed_log, _rollouts, grpo_parts, make_trainer
+from learners.training.training_run import FinishedRunMismatch, TrainingRun, return_memory
 from sebench.errors import SebenchError, SettingError
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
 from selfplay.azr_tasks import TASK_TYPES

@@ -3,7 +3,7 @@
 Each round (``selfplay.curriculum.RoundLoop``) the model proposes tasks with the docs of
 sampled functions, the validator keeps the sound ones, the model solves them with the docs
 (the ordinary open-book episode, graded in the sandbox), and the passing solutions are the
-fine-tuning data (``learners.sft_data.passing_samples``, ``learners.sft_train.train_sft``):
+fine-tuning data (``learners.training.sft_data.passing_samples``, ``learners.training.sft_train.train_sft``):
 Closed-SFT-self trains them after the prompt *without* the docs, Open-SFT-self after the
 prompt *with* them, as Closed-SFT and Open-SFT do with the train tasks. The round's accepted
 proposals are fine-tuning targets too, after the proposal prompt they answered
@@ -44,9 +44,9 @@ from typing import Any
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
 from learners.sft import base_model_path
-from learners.sft_data import CollectReport, SFTSample, passing_samples
-from learners.sft_train import SamplesTooLong, SFTSettings, train_sft
-from learners.training_run import return_memory
+from learners.training.sft_data import CollectReport, SFTSample, passing_samples
+from learners.training.sft_train import SamplesTooLong, SFTSettings, train_sft
+from learners.training.training_run import return_memory
 from sebench.errors import SebenchError, SettingError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
 from selfplay.proposer import ProposerConfig

@@ -23,9 +23,9 @@ import torch
 from agents import Agent
 from agents.models import load_model
 from learners import make
-from learners import rl_trainer as rl_trainer_module
 from learners.rl import PRESETS, RLLearnerConfig, rollout_prompts
-from learners.rl_train import RLSettings, SandboxReward, build_trainer
+from learners.training import rl_trainer as rl_trainer_module
+from learners.training.rl_train import RLSettings, SandboxReward, build_trainer
 
 TINY = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2, "steps_per_generation": 1,
         "max_completion_length": 16, "save_steps": 100, "docs_chars": 300, "limit": 2}

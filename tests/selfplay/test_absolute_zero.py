@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agents import Agent
-from learners import rl_trainer as rl_trainer_module
+from learners.training import rl_trainer as rl_trainer_module
 from selfplay.absolute_zero import AbsoluteZeroLearner
 from selfplay.azr_rollout import SLOTS
 from selfplay.teacher import TeacherProposer

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from agents import Agent
 from benchmarks.cli import app
 from learners import make
-from learners.sft_data import read_samples
+from learners.training.sft_data import read_samples
 from selfplay.sft_self import OpenSFTSelfLearner, SFTSelfError
 
 TINY = {"limit": 2, "rounds": 1, "proposals": 2, "samples": 1, "proposer_model": "reference",

@@ -3,7 +3,7 @@
 One function, ``train_rl``, used in process by the RL learners (``learners/rl.py``) and,
 unchanged, under ``accelerate launch`` on many GPUs, where this module is the entry point:
 
-    accelerate launch --config_file learners/accelerate/ddp.yaml -m learners.rl_train \\
+    accelerate launch --config_file learners/accelerate/ddp.yaml -m learners.training.rl_train \\
         --prompts RUN/learner/prompts.jsonl --zwc runs/zwc-seed0 --base Qwen/Qwen3-8B \\
         --variant closed --out RUN/learner/train --model-dir RUN/model --settings settings.json
 
@@ -52,9 +52,9 @@ from typing import TYPE_CHECKING, Any
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
 from envs.zwc.failure import Failure
-from learners.rl_trainer import make_trainer
-from learners.train_settings import TrainerSettings
-from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
+from learners.training.rl_trainer import make_trainer
+from learners.training.train_settings import TrainerSettings
+from learners.training.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -69,7 +69,7 @@ LR_SCHEDULERS = ("constant", "cosine")
 
 @dataclass
 class RLSettings(TrainerSettings):
-    """GRPO settings (the shared ones, named as in ``SFTSettings``, in ``learners.train_settings``).
+    """GRPO settings (the shared ones, named as in ``SFTSettings``, in ``learners.training.train_settings``).
     Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores)."""
 
     learning_rate: float = setting(1e-5, "Optimiser learning rate (a tenth of the SFT learner's 1e-4, the official "
@@ -99,8 +99,8 @@ class RLSettings(TrainerSettings):
     loss_type: str = setting("dapo", "trl's token-level normalisation: dapo | grpo | bnpo | dr_grpo.")
     keep_checkpoints: bool = setting(False, "A finished run deletes them: RUN/model holds the result.")
     rollout_engine: str = setting("grouped", "grouped: each distinct prompt prefilled once, finished rows leave "
-                                             "the batch, per-row seeds (learners.grouped_rollout); generate: trl's "
-                                             "padded model.generate (the path before issue 35).")
+                                             "the batch, per-row seeds (learners.training.grouped_rollout); generate: "
+                                             "trl's padded model.generate (the path before issue 35).")
     use_vllm: bool = setting(False, "GPU only: rollouts with vLLM (imported by trl, lazily).")
     vllm_mode: str = setting("colocate", "colocate | server (`trl vllm-serve` on other GPUs).")
 
@@ -374,7 +374,7 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
     """Train ``base_model`` with GRPO on ``prompts`` against ``env``'s verdicts and save the
     model (LoRA merged) to ``model_dir``. Resumes from the last checkpoint in ``out_dir``; a run
     that finished with the same configuration is returned, not redone; another is refused
-    (``learners.training_run``)."""
+    (``learners.training.training_run``)."""
     settings = settings or RLSettings()
     run = TrainingRun(out_dir, model_dir, run_record(prompts, base_model, variant, settings, env.usage),
                       f"{variant}-book RL run")

@@ -4,10 +4,10 @@
     report = check_learner("path/to/my_learner.py:MyLearner", config={"max_steps": 1})
     print(*report.lines(), sep="\\n")       # or: sebench check-learner path/to/my_learner.py:MyLearner
 
-On a small fresh build with a canary planted in every test task (``learners.checker_build``),
+On a small fresh build with a canary planted in every test task (``learners.checker.build``),
 the checker evolves the learner once in this process, watching everything it touches
-(``learners.checker_record``), evaluates its agent closed-book, and runs two fresh processes
-(``learners.checker_child``). Each check gives one line, ``passed`` and a ``why`` that tells the
+(``learners.checker.record``), evaluates its agent closed-book, and runs two fresh processes
+(``learners.checker.child``). Each check gives one line, ``passed`` and a ``why`` that tells the
 author what to fix:
 
 1. ``protocol``: the ``agents.learner.Learner`` protocol at run time (``name``, callable methods
@@ -164,8 +164,8 @@ def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: s
         kill_after: seconds after which the kill-resume check kills an evolve that wrote nothing yet.
         timeout: seconds a fresh process may run.
     """
-    from learners.checker_build import CheckBuild
-    from learners.checker_checks import CheckSession
+    from learners.checker.build import CheckBuild
+    from learners.checker.checks import CheckSession
 
     target = as_target(factory)
     settings = {**(TINY.get(target.target, {}) if target.kind == "registered" else {}), **(config or {})}

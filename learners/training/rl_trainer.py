@@ -1,12 +1,12 @@
 """The trl ``GRPOTrainer`` subclass the RL learners and Absolute-Zero train with, and its log.
 
 ``VerdictGRPOTrainer`` adds the binary ("SFT-like") and task-relative advantages, rollout timing,
-grouped rollouts (``learners.grouped_rollout``), bf16 rollouts, the ratio-free loss without
+grouped rollouts (``learners.training.grouped_rollout``), bf16 rollouts, the ratio-free loss without
 clipping, the importance ratio's statistics (and where clipping bound) at every loss computation
 and a record of the last batch; ``make_trainer`` builds it with the JSON-lines log callback. Built
 lazily, so that
-importing ``learners.rl_train`` does not import trl. The settings and ``train_rl`` are in
-``learners/rl_train.py``.
+importing ``learners.training.rl_train`` does not import trl. The settings and ``train_rl`` are in
+``learners/training/rl_train.py``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from learners.rl_train import SandboxReward
+    from learners.training.rl_train import SandboxReward
 
 
 def _trainer_class():
@@ -25,7 +25,7 @@ def _trainer_class():
     (what reached the loss), built lazily so importing this module does not import trl."""
     from trl import GRPOTrainer
 
-    from learners.rl_train import _append, task_relative_advantages
+    from learners.training.rl_train import _append, task_relative_advantages
 
     class VerdictGRPOTrainer(GRPOTrainer):
         def __init__(self, *args, advantage: str = "group", reward: SandboxReward, engine: str = "grouped",
@@ -59,10 +59,10 @@ def _trainer_class():
 
         @property
         def grouped_rollouts(self) -> bool:
-            """Rollouts through ``learners.grouped_rollout`` (each distinct prompt prefilled once,
+            """Rollouts through ``learners.training.grouped_rollout`` (each distinct prompt prefilled once,
             finished rows leave the batch, per-row seeds) instead of trl's padded ``generate``;
             the default wherever trl would generate with transformers and the sampling is plain."""
-            from learners.grouped_rollout import supported
+            from learners.training.grouped_rollout import supported
 
             return self.rollout_engine == "grouped" and not self.use_vllm and \
                 not self.use_transformers_continuous_batching and supported(self.generation_config)
@@ -98,7 +98,7 @@ def _trainer_class():
         def _generate_grouped(self, prompt_ids: list[list[int]]) -> list[list[int]]:
             from trl.models import unwrap_model_for_generation
 
-            from learners.grouped_rollout import sample_grouped
+            from learners.training.grouped_rollout import sample_grouped
 
             settings = {"max_new_tokens": self.max_completion_length, "temperature": self.temperature,
                         "eos_ids": self.eos_token_ids, "pad_id": self._tokenizer.pad_token_id,
@@ -135,7 +135,7 @@ def _trainer_class():
             estimator is SFT's gradient on the passing rollouts at every optimiser step of a batch);
             clipping on: PPO's clipped surrogate ``-min(rho A, clip(rho) A)``. At one optimiser step
             per rollout batch rho is 1 and the two are the same."""
-            from learners.rl_train import NO_CLIP
+            from learners.training.rl_train import NO_CLIP
 
             return self.epsilon_high >= NO_CLIP
 
@@ -224,7 +224,7 @@ def _trainer_class():
 def _log_callback(path: Path, progress):
     from transformers import TrainerCallback
 
-    from learners.rl_train import _append
+    from learners.training.rl_train import _append
 
     class JsonLinesLog(TrainerCallback):
         """trl's logs (reward, advantages' spread, clip ratios, KL, entropy, lr) as JSON lines,
