@@ -31,7 +31,8 @@ from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
 from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
 from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
-from learners.training.rl_train import RLSettings, train_rl
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import train_rl
 from learners.training.sft_train import SFTSettings
 from learners.training.training_run import return_memory
 from sebench.errors import SebenchError, SettingError

@@ -35,7 +35,8 @@ from agents.jsonl import rewrite_records
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
 from learners.sft import base_model_path
-from learners.training.rl_train import RLSettings, _resumed_log, _rollouts, grpo_parts, make_trainer
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import _resumed_log, _rollouts, grpo_parts
 from learners.training.training_run import FinishedRunMismatch, TrainingRun, return_memory
 from sebench.errors import SebenchError, SettingError
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
@@ -240,6 +241,7 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     result (as ``train_result.json`` holds it)."""
     from datasets import Dataset
 
+    from learners.training.rl_trainer import make_trainer  # imports trl: only when a trainer is built
     from selfplay.buffer import TaskBuffer
     from selfplay.proposer import Proposer, ProposerConfig
     from selfplay.validate import Validator, ValidatorConfig

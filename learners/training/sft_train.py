@@ -165,12 +165,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     dataset, too_long = Dataset.from_list([s.as_prompt_completion(variant) for s in kept]), sum(dropped.values())
     longest = max([settings.max_length, *(role_max_length or {}).values()])  # trl cuts at this; the budgets chose
     model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
-    peft_config = None
-    if settings.lora:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
-                                 target_modules=settings.lora_targets, task_type="CAUSAL_LM")
+    peft_config = settings.lora_config()
     config = SFTConfig(
         output_dir=str(run.out_dir), max_steps=settings.max_steps if settings.max_steps > 0 else -1,
         num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,

@@ -9,7 +9,8 @@ import torch
 
 from learners.rl import rollout_prompts
 from learners.training.grouped_rollout import sample_grouped, supported
-from learners.training.rl_train import RLSettings, build_trainer
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import build_trainer
 
 TEXTS = ["def add(a, b):", "Write a function that sums a list of numbers and returns the total.", "x = 1"]
 
