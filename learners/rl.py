@@ -112,6 +112,10 @@ class _RLLearner(RunDirectories):
     name = "rl"
     variant = "closed"
     config_class = RLLearnerConfig
+    # the learner checker's tiny settings (learners.checker): one step of one rollout batch of 2 x 2
+    checker_settings: dict[str, Any] = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2,
+                                        "steps_per_generation": 1, "max_completion_length": 8, "save_steps": 100,
+                                        "docs_chars": 200, "lora": True}
 
     def __init__(self, config: RLLearnerConfig | None = None, **overrides: Any):
         self.config = config or RLLearnerConfig.from_overrides(overrides)
@@ -208,6 +212,9 @@ class ClosedSFTRLLearner(WeightsLearner):
 
     name = "closed-sft-rl"
     config_class = RLLearnerConfig  # and SFTLearnerConfig's settings, each with the prefix sft_
+    checker_settings: dict[str, Any] = {**_RLLearner.checker_settings, "gather_model": "reference",
+                                        "sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512,
+                                        "sft_lora": True, "sft_warmup_ratio": 0.0}
 
     def __init__(self, **overrides: Any):
         sft = {k[4:]: v for k, v in overrides.items() if k.startswith("sft_")}

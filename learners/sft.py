@@ -94,6 +94,12 @@ class _SFTLearner(RunDirectories):
     name = "sft"
     variant = "closed"
     config_class = SFTLearnerConfig
+    # the learner checker's tiny settings (learners.checker), seconds to a minute on a CPU. LoRA: the
+    # optimiser state of full fine-tuning (~2 GB for 135M) is most of a tiny run's memory; 1 step of
+    # warmup would be lr 0, no update
+    checker_settings: dict[str, Any] = {"gather_model": "reference", "docs_chars": 300, "max_steps": 1,
+                                        "batch_size": 2, "max_length": 512, "save_steps": 100, "logging_steps": 1,
+                                        "lora": True, "warmup_ratio": 0.0}
 
     def __init__(self, config: SFTLearnerConfig | None = None, **overrides: Any):
         self.config = config or SFTLearnerConfig.from_overrides(overrides)

@@ -145,6 +145,15 @@ class AbsoluteZeroLearner(RunDirectories):
 
     name = "absolute-zero"
     config_class = AbsoluteZeroConfig
+    # the learner checker's tiny settings (learners.checker): one round, one step, one task type
+    # (induction: the SE-Bench episode, through env.observe and env.check; all three cost 3x the tokens,
+    # most of a step on a CPU); smollm2 earns only format penalties and 0s, which the binary estimator
+    # (advantage = reward) turns into a gradient where the task-relative one gives 0
+    checker_settings: dict[str, Any] = {"rounds": 1, "task_types": ["induction"], "num_generations": 2,
+                                        "prompts_per_step": 2, "steps_per_generation": 1,
+                                        "max_completion_length": 8, "docs_chars": 200, "references": 0,
+                                        "seed_tasks": 1, "lora": True, "lora_dropout": 0.0, "save_steps": 100,
+                                        "advantage": "binary"}
 
     def __init__(self, config: AbsoluteZeroConfig | None = None, **overrides: Any):
         self.config = config or AbsoluteZeroConfig.from_overrides(overrides)

@@ -43,7 +43,7 @@ from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
-from learners.sft import base_model_path
+from learners.sft import ClosedSFTLearner, base_model_path
 from learners.training.sft_data import CollectReport, SFTSample, passing_samples
 from learners.training.sft_train import SamplesTooLong, SFTSettings, train_sft
 from learners.training.training_run import return_memory
@@ -155,6 +155,10 @@ class _SFTSelfLearner(RunDirectories):
     name = "sft-self"
     variant = "closed"
     config_class = SFTSelfConfig
+    # the learner checker's tiny settings (learners.checker): SFT's, one round; the teacher proposes
+    # (re-proposes train tasks) and the reference solves: smollm2 keeps neither format
+    checker_settings: dict[str, Any] = {**ClosedSFTLearner.checker_settings, "rounds": 1, "proposals": 2,
+                                        "samples": 1, "proposer_model": "reference"}
 
     def __init__(self, config: SFTSelfConfig | None = None, **overrides: Any):
         self.config = config or SFTSelfConfig.from_overrides(overrides)

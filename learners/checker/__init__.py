@@ -27,121 +27,28 @@ author what to fix:
 
 from __future__ import annotations
 
-import difflib
-import functools
 import gc
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.targets import FILE_MODULE_PREFIX, TargetError, load_object
-from memory.check_report import CheckResult, ConformanceReport
+from learners.checker.report import CHECKS, CheckReport
+from learners.checker.target import LearnerTarget, LearnerTargetError, as_target, resolve_target
+from memory.check_report import CheckResult
 
-__all__ = ["CHECKS", "TINY", "CheckReport", "CheckResult", "LearnerTarget", "LearnerTargetError", "as_target",
-           "check_learner", "resolve_target"]
-
-CHECKS = ("protocol", "limit", "no-test-data", "closed-book", "save-load", "kill-resume", "effect")
-# Settings that make our registered learners tiny (seconds to a minute each on a CPU), used when
-# the target is a registered name; the caller's config wins. A newcomer passes their own.
-# LoRA: the optimiser state of full fine-tuning (~2 GB for 135M) is most of a tiny run's memory.
-_SFT = {"gather_model": "reference", "docs_chars": 300, "max_steps": 1, "batch_size": 2, "max_length": 512,
-        "save_steps": 100, "logging_steps": 1, "lora": True, "warmup_ratio": 0.0}  # 1 step of warmup: lr 0, no update
-_SFT_SELF = {**_SFT, "rounds": 1, "proposals": 2, "samples": 1, "proposer_model": "reference"}
-_RL = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2, "steps_per_generation": 1,
-       "max_completion_length": 8, "save_steps": 100, "docs_chars": 200, "lora": True}
-TINY: dict[str, dict[str, Any]] = {
-    "none": {},
-    "expel": {"gather_model": "reference", "max_reflections": 0, "insight_max_tokens": 48},
-    "ace": {"gather_model": "reference", "validation": 1, "max_retries": 0, "max_tokens": 48},
-    "open-sft": _SFT, "closed-sft": _SFT, "open-rl": _RL, "closed-rl": _RL,
-    "closed-sft-rl": {**_RL, "gather_model": "reference", "sft_max_steps": 1, "sft_batch_size": 2,
-                      "sft_max_length": 512, "sft_lora": True, "sft_warmup_ratio": 0.0},
-    # the teacher proposes (re-proposes train tasks) and the reference solves: smollm2 keeps neither format
-    "open-sft-self": _SFT_SELF, "closed-sft-self": _SFT_SELF,
-    # one round, one step, one task type (induction: the SE-Bench episode, through env.observe and
-    # env.check; all three cost 3x the tokens, most of a step on a CPU); smollm2 earns only format
-    # penalties and 0s, which the binary estimator (advantage = reward) turns into a gradient where
-    # the task-relative one gives 0
-    "absolute-zero": {"rounds": 1, "task_types": ["induction"], "num_generations": 2, "prompts_per_step": 2,
-                      "steps_per_generation": 1,
-                      "max_completion_length": 8, "docs_chars": 200, "references": 0, "seed_tasks": 1,
-                      "lora": True, "lora_dropout": 0.0, "save_steps": 100, "advantage": "binary"},
-}
+__all__ = ["CHECKS", "CheckReport", "CheckResult", "LearnerTarget", "LearnerTargetError", "as_target",
+           "check_learner", "resolve_target", "tiny_settings"]
 
 
-class LearnerTargetError(TargetError):
-    """A target that names no learner: says what is wrong with it and how to write it."""
+def tiny_settings(name: str) -> dict[str, Any]:
+    """The settings that make the registered learner ``name`` tiny (seconds to a minute on a CPU): its
+    class's ``checker_settings`` (each learner declares its own, so the checker names none of them;
+    a learner without them runs with its defaults). The caller's config wins over them."""
+    from learners import REGISTRY
 
-
-@dataclass(frozen=True)
-class LearnerTarget:
-    """A resolved target: ``factory(**config)`` builds the learner; ``target`` names it again in a
-    fresh process (None when the factory cannot be found by name there)."""
-
-    target: str | None
-    factory: Callable[..., Any]
-    kind: str  # "registered" | "module" | "file" | "object"
-
-
-def resolve_target(target: str) -> LearnerTarget:
-    """A registered learner name, ``package.module:Attr`` or ``path/to/file.py:Attr`` (``Attr`` a
-    learner class or a factory taking keyword config; dotted for a nested attribute)."""
-    from learners import REGISTRY, make
-
-    if ":" not in target:
-        names = sorted(REGISTRY)
-        if target in names:
-            return LearnerTarget(target, functools.partial(make, target), "registered")
-        close = difflib.get_close_matches(target, names, n=3)
-        hint = f"did you mean {', '.join(close)}? " if close else ""  # first: the list after it grows
-        raise LearnerTargetError(target, f"{hint}no learner registered by that name (registered: {', '.join(names)})",
-                                 "give a registered name, package.module:Attr or path/to/file.py:Attr")
-    value, kind = load_object(target, error=LearnerTargetError, hint_for=_learners_in)
-    if not callable(value):
-        attr = target.rpartition(":")[2]
-        raise LearnerTargetError(target, f"{attr} is a {type(value).__name__}, not a learner class or factory",
-                                 "name a class (or a function) that takes keyword config and returns a learner")
-    return LearnerTarget(target, value, kind)
-
-
-def _learners_in(module: Any) -> str:
-    found = [n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
-             and callable(getattr(v, "evolve", None))]
-    return f"learners found there: {', '.join(found)}" if found else "no learner class is defined there"
-
-
-def as_target(factory: str | LearnerTarget | Callable[..., Any]) -> LearnerTarget:
-    """A target string, a resolved target, or a factory (found again by name in a fresh process
-    when it is a top-level attribute of an importable module or of a file)."""
-    if isinstance(factory, LearnerTarget):
-        return factory
-    if isinstance(factory, str):
-        return resolve_target(factory)
-    if not callable(factory):
-        raise LearnerTargetError(repr(factory), "not callable",
-                                 "pass a learner class or a factory taking keyword config")
-    module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
-    source = sys.modules.get(module) if module else None
-    if source is None or "<" in qualname:
-        return LearnerTarget(None, factory, "object")
-    if module.startswith(FILE_MODULE_PREFIX) or module == "__main__":
-        file = getattr(source, "__file__", None)
-        return LearnerTarget(f"{file}:{qualname}" if file else None, factory, "object")
-    return LearnerTarget(f"{module}:{qualname}", factory, "object")
-
-
-@dataclass(kw_only=True)
-class CheckReport(ConformanceReport):
-    """The memory and model checkers' report (``memory.check_report``), plus the learner's name,
-    the model the checks ran with and the effect figures (``EffectFigure``, one per metric)."""
-
-    learner: str
-    model: str
-    effect: list = field(default_factory=list)
+    return dict(getattr(REGISTRY[name], "checker_settings", {}))
 
 
 def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: str = "smollm2-135m",
@@ -157,7 +64,7 @@ def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: s
         workdir: where the build, states and results go (kept); None: a temporary directory, removed.
         limit: N in ``evolve(env, limit=N)``; the build has more train tasks than that.
         config: learner settings (tiny sizes: ``{"max_steps": 1}``); for a registered name they
-            update ``TINY[name]``. The checker adds ``limit`` and ``state_dir``.
+            update the learner class's ``checker_settings``. The checker adds ``limit`` and ``state_dir``.
         build: a ``CheckBuild`` to reuse (checks of several learners share one and its baseline).
         seed: the build's obfuscation and task seed, when the checker makes the build.
         max_tokens, samples: the agent's answer length and the samples per test task.
@@ -168,7 +75,7 @@ def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: s
     from learners.checker.checks import CheckSession
 
     target = as_target(factory)
-    settings = {**(TINY.get(target.target, {}) if target.kind == "registered" else {}), **(config or {})}
+    settings = {**(tiny_settings(target.target) if target.kind == "registered" else {}), **(config or {})}
     work = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="sebench-check-"))
     work.mkdir(parents=True, exist_ok=True)
     own = build is None

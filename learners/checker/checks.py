@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from learners.checker import CHECKS, CheckReport, CheckResult, LearnerTarget
 from learners.checker.build import TEST_SPLITS, CheckBuild
 from learners.checker.record import (
     Recorder,
@@ -27,6 +26,9 @@ from learners.checker.record import (
     snippet,
     unwrap,
 )
+from learners.checker.report import CHECKS, CheckReport
+from learners.checker.target import LearnerTarget
+from memory.check_report import CheckResult
 
 DOC_CHUNK = 120  # characters of a doc entry that count as the doc quoted verbatim
 _PROTOCOL_CALLS = {"context": ("obs",), "observe": ("trajectory",), "evolve": ("agent", "env"), "save": ("path",),

@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     for entry in reversed(request.get("sys_path", [])):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    from learners.checker import resolve_target
+    from learners.checker.target import resolve_target
 
     factory = resolve_target(request["target"]).factory
     results = []

@@ -92,7 +92,7 @@ class RLResult:
 def grpo_parts(base_model: str | Path, out_dir: Path, settings: RLSettings, importance_correction: bool):
     """What every GRPO run here shares: the fp32 policy (with evaluation's stop tokens), its
     tokenizer, trl's ``GRPOConfig`` from ``settings`` and the LoRA config (or None). Used by
-    ``build_trainer`` and by Absolute-Zero (``selfplay.absolute_zero``)."""
+    ``build_trainer`` and by Absolute-Zero."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig

@@ -6,9 +6,9 @@ clipping, the importance ratio's statistics (and where clipping bound) at every 
 and a record of the last batch; ``make_trainer`` builds it with the JSON-lines log callback.
 
 This module imports trl (seconds, and gigabytes with vLLM) at its top, so its users import it
-where they build a trainer (``learners.training.rl_train.build_trainer``,
-``selfplay.absolute_zero.train_azr``), never at their own top: importing ``learners.training.rl_train``
-(the settings, the CLI, the learners) does not import trl. The settings are in
+where they build a trainer (``learners.training.rl_train.build_trainer``, Absolute-Zero's run),
+never at their own top: importing ``learners.training.rl_train`` (the CLI, the learners) does not
+import trl. The settings are in
 ``learners.training.rl_settings``, the reward and the log in ``learners.training.rl_reward``.
 """
 
