@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -33,8 +32,8 @@ from typing import Any
 
 from agents.jsonl import rewrite_records
 from agents.learner import EvolveReport, ParametricConfig, setting
-from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
-from learners.sft import base_model_path
+from learners.base import progress_bar, warn_empty
+from learners.parametric import ParametricLearner
 from learners.training.rl_settings import RLSettings
 from learners.training.rl_train import _resumed_log, _rollouts, grpo_parts
 from learners.training.training_run import FinishedRunMismatch, TrainingRun, return_memory
@@ -139,7 +138,7 @@ class AbsoluteZeroConfig(ParametricConfig):
         return cls(**mine, train=AZRSettings.from_dict({k: v for k, v in overrides.items() if k not in own}))
 
 
-class AbsoluteZeroLearner(RunDirectories):
+class AbsoluteZeroLearner(ParametricLearner):
     """Self-play with RL: the agent's model proposes zwc programs and solves deduction, abduction
     and induction tasks made from them, trained by GRPO on executor-verified rewards."""
 
@@ -154,26 +153,18 @@ class AbsoluteZeroLearner(RunDirectories):
                                         "max_completion_length": 8, "docs_chars": 200, "references": 0,
                                         "seed_tasks": 1, "lora": True, "lora_dropout": 0.0, "save_steps": 100,
                                         "advantage": "binary"}
-
-    def __init__(self, config: AbsoluteZeroConfig | None = None, **overrides: Any):
-        self.config = config or AbsoluteZeroConfig.from_overrides(overrides)
-        self.result: dict = {}
-        self.base_model = ""
+    saved = {"train": ("result", dict)}
 
     def evolve(self, agent, env) -> EvolveReport:
-        from agents.models.transformers_model import TransformersModel
-
         started = time.perf_counter()
-        base = base_model_path(agent.model_spec)
-        self.base_model = str(base)
+        base = self.resolve_base(agent)
         tasks = env.tasks("train")[: self.config.limit]
         if not tasks:
             raise AbsoluteZeroError(f"the build has no train tasks; run `sebench tasks build --zwc {env.root}`")
-        if agent.unload_model():  # the trainer loads its own copy
-            return_memory()
+        self.release(agent)
         with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
             self.result = train_azr(env, tasks, base, self.state_dir, self.model_dir, self.config, progress)
-        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
+        self.adopt(agent)
         return self._report(started)
 
     def _report(self, started: float) -> EvolveReport:
@@ -201,26 +192,13 @@ class AbsoluteZeroLearner(RunDirectories):
                                "0 or format penalties")
         return report
 
-    # -- persistence ----------------------------------------------------------------------
-    def save(self, path) -> None:
-        target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
+    def run_files(self, target: Path) -> list[Path]:
+        """The round log, its plot and the buffers, beside a state saved outside the run."""
         root = self.state_dir.resolve()
-        if not target.resolve().is_relative_to(root):
-            buffers = [root / f"buffer-{kind}.jsonl" for kind in self.config.task_types]
-            for source in [root / "rounds.jsonl", root / "rounds.png", *buffers]:
-                if source.is_file():
-                    shutil.copyfile(source, target / source.name)
-        save_state(target, self.name, {"base_model": self.base_model, "model_dir": str(self.model_dir.resolve()),
-                                       "config": asdict(self.config), "train": self.result})
-
-    def load(self, path) -> None:
-        state = load_state(path, self.name)
-        config = state["config"]
-        config["train"] = AZRSettings.from_dict(config["train"])
-        self.config = AbsoluteZeroConfig(**config)
-        self.config.model_dir = state["model_dir"]
-        self.base_model, self.result = state["base_model"], state["train"]
+        if target.resolve().is_relative_to(root):
+            return []
+        return [root / "rounds.jsonl", root / "rounds.png",
+                *(root / f"buffer-{kind}.jsonl" for kind in self.config.task_types)]
 
 
 def seed_buffers(buffers: dict, proposer, count: int) -> None:

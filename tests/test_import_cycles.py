@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sebench", "envs", "agents", "learners", "memory", "selfplay", "benchmarks")
 # the packages whose modules import each other in no cycle; the others still have some (cycles() says which)
-ACYCLIC = ("learners",)
+ACYCLIC = ("sebench", "envs", "learners", "memory", "selfplay")
 
 
 def module_name(path: Path) -> str:
