@@ -64,7 +64,7 @@ bench: $(STAMP)
 	$(MAKE) check-learners
 
 # every registered learner through the learner checker at tiny sizes (the suite checks every learner
-# of ours: tests/learners/test_checker.py, on the tiny model; this also runs third-party ones installed here)
+# of ours: tests/learners/checker/test_checker.py, on the tiny model; this also runs third-party ones installed here)
 check-learners: $(STAMP)
 	mkdir -p .bench/check-learner
 	failed=""; for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \

@@ -108,8 +108,8 @@ def row_tokens(row, defaults: dict[str, Any]) -> tuple[float, float, int]:
     """(generated tokens, trained tokens in generated tokens' seconds, model loads) of a row, from its
     options (module doc)."""
     from learners.rl import PRESETS
-    from learners.rl_train import RLSettings
-    from learners.sft_train import SFTSettings
+    from learners.training.rl_settings import RLSettings
+    from learners.training.sft_train import SFTSettings
 
     def v(key: str) -> Any:
         return _value(row, key, defaults)

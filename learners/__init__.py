@@ -5,7 +5,7 @@ from learners.base import NoLearner
 from learners.expel import ExpelConfig, ExpelLearner
 from learners.registry import REGISTRY, make
 from learners.sft import ClosedSFTLearner, OpenSFTLearner, SFTLearnerConfig
-from learners.sft_train import SFTSettings
+from learners.training.sft_train import SFTSettings
 
 __all__ = ["REGISTRY", "AceConfig", "AceLearner", "ClosedSFTLearner", "ExpelConfig", "ExpelLearner", "NoLearner",
            "OpenSFTLearner", "SFTLearnerConfig", "SFTSettings", "make"]

@@ -34,6 +34,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from agents.learner import EvolveReport, setting
 from agents.prompts import closed_book_outcome
@@ -96,6 +97,9 @@ class AceLearner:
     name = "ace"
     parametric = False
     config_class = AceConfig
+    # the learner checker's tiny settings (learners.checker): the reference gathers, one validation task
+    checker_settings: dict[str, Any] = {"gather_model": "reference", "validation": 1, "max_retries": 0,
+                                        "max_tokens": 48}
 
     def __init__(self, config: AceConfig | None = None, store: MemoryStore | str | None = None, **overrides):
         if isinstance(store, str):  # a registered backend's name: the config says which

@@ -172,6 +172,7 @@ class NoLearner:
 
     name = "none"
     parametric = False
+    checker_settings: dict[str, Any] = {}  # learner checker (learners.checker): nothing to make tiny
 
     def __init__(self, config: LearnerConfig | None = None, **overrides: Any):
         self.config = config or LearnerConfig(**overrides)

@@ -102,6 +102,8 @@ class ExpelLearner:
     name = "expel"
     parametric = False
     config_class = ExpelConfig
+    # the learner checker's tiny settings (learners.checker): the reference gathers, no reflection
+    checker_settings: dict[str, Any] = {"gather_model": "reference", "max_reflections": 0, "insight_max_tokens": 48}
 
     def __init__(self, config: ExpelConfig | None = None, store: MemoryStore | str | None = None, **overrides: Any):
         if isinstance(store, str):  # a registered backend's name: the config says which

@@ -1,7 +1,7 @@
 """Open-RL, Closed-RL, the paper's RL ablations and Closed-SFT-RL (SE-Bench §4.2, Table 3).
 
 All train the agent's own weights with GRPO against the sandbox verdict
-(``learners.rl_train``): no collected data, no teacher; the reward is what the policy's own
+(``learners.training.rl_train``): no collected data, no teacher; the reward is what the policy's own
 open-book rollouts earn on the train tasks.
 
 - ``open-rl``: rollouts and gradient on the prompt with the docs.
@@ -29,11 +29,12 @@ from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
 from agents.prompts import first_prompt
-from learners.base import RunDirectories, WeightsLearner, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import RLSettings, train_rl
-from learners.sft import ClosedSFTLearner, SFTLearnerConfig, base_model_path
-from learners.sft_train import SFTSettings
-from learners.training_run import return_memory
+from learners.base import WeightsLearner, load_state, progress_bar, save_state, warn_empty
+from learners.parametric import ParametricLearner
+from learners.sft import ClosedSFTLearner, SFTLearnerConfig
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import train_rl
+from learners.training.sft_train import SFTSettings
 from sebench.errors import SebenchError, SettingError
 
 # Table 3's ablations, as changes to the default (standard GRPO) settings. The SFT-like variant is
@@ -111,40 +112,37 @@ def rollout_prompts(env, tasks, docs_chars: int | None) -> list[dict]:
              "prompt_closed": first_prompt(env.observe(t, phase="train", mode="closed"))} for t in tasks]
 
 
-class _RLLearner(RunDirectories):
+class _RLLearner(ParametricLearner):
     """Shared by both variants; ``variant`` picks the prompt the gradient is taken after."""
 
     name = "rl"
     variant = "closed"
     config_class = RLLearnerConfig
-
-    def __init__(self, config: RLLearnerConfig | None = None, **overrides: Any):
-        self.config = config or RLLearnerConfig.from_overrides(overrides)
-        self.result: dict = {}
-        self.base_model = ""
+    # the learner checker's tiny settings (learners.checker): one step of one rollout batch of 2 x 2
+    checker_settings: dict[str, Any] = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2,
+                                        "steps_per_generation": 1, "max_completion_length": 8, "save_steps": 100,
+                                        "docs_chars": 200, "lora": True}
+    saved = {"train": ("result", dict)}
 
     def evolve(self, agent, env) -> EvolveReport:
-        return self.evolve_from(agent, env, base_model_path(agent.model_spec))
+        return self.evolve_from(agent, env, self.resolve_base(agent))
 
     def evolve_from(self, agent, env, base: Path) -> EvolveReport:
         """Train from the weights in ``base`` (the agent's, or Closed-SFT's for Closed-SFT-RL)."""
-        from agents.models.transformers_model import TransformersModel
-
         started = time.perf_counter()
         self.base_model = str(base)
         tasks = env.tasks("train")[: self.config.limit]
         if not tasks:
             raise RLLearnerError("the build has no train tasks to roll out on")
         prompts = rollout_prompts(env, tasks, self.config.docs_chars)
-        if agent.unload_model():  # the trainer loads its own copy; Closed-SFT-RL's agent holds the SFT model
-            return_memory()
+        self.release(agent)  # Closed-SFT-RL's agent holds the SFT model
         with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
             train_rl(prompts, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train,
                      env=env, progress=progress)  # returns a finished run's result without redoing it
         self.result = json.loads((self.state_dir / "train" / "train_result.json").read_text())
-        # the rows an `accelerate launch -m learners.rl_train` rerun (or a GPU user) trains on
+        # the rows an `accelerate launch -m learners.training.rl_train` rerun (or a GPU user) trains on
         (self.state_dir / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in prompts))
-        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
+        self.adopt(agent)
         result = self.result
         details = {"preset": self.config.preset or "grpo", "changed_settings": self.config.changed(),
                    "tasks": len(tasks), "steps": result["steps"], "resumed_from": result["resumed_from"],
@@ -164,21 +162,8 @@ class _RLLearner(RunDirectories):
                                "model that earns open-book rewards, more train tasks, or more samples")
         return report
 
-    # -- persistence ----------------------------------------------------------------------
     def state(self) -> dict:
-        return {"learner": self.name, "variant": self.variant, "base_model": self.base_model,
-                "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config), "train": self.result}
-
-    def save(self, path) -> None:
-        save_state(path, self.name, self.state())
-
-    def load(self, path) -> None:
-        state = load_state(path, self.name)
-        config = state["config"]
-        config["train"] = RLSettings.from_dict(config["train"])
-        self.config = RLLearnerConfig(**config)
-        self.config.model_dir = state["model_dir"]
-        self.base_model, self.result = state["base_model"], state["train"]
+        return {"learner": self.name, **super().state()}  # the learner first, as states saved before
 
 
 def _share(result: dict, key: str) -> float:
@@ -213,6 +198,9 @@ class ClosedSFTRLLearner(WeightsLearner):
 
     name = "closed-sft-rl"
     config_class = RLLearnerConfig  # and SFTLearnerConfig's settings, each with the prefix sft_
+    checker_settings: dict[str, Any] = {**_RLLearner.checker_settings, "gather_model": "reference",
+                                        "sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512,
+                                        "sft_lora": True, "sft_warmup_ratio": 0.0}
 
     def __init__(self, **overrides: Any):
         sft = {k[4:]: v for k, v in overrides.items() if k.startswith("sft_")}
@@ -263,7 +251,4 @@ class ClosedSFTRLLearner(WeightsLearner):
     def load(self, path) -> None:
         state = load_state(path, self.name)
         self.sft.load(state["sft_state"])
-        config = state["config"]
-        config["train"] = RLSettings.from_dict(config["train"])
-        self.rl.config = RLLearnerConfig(**{**config, "model_dir": state["model_dir"]})
-        self.rl.base_model, self.rl.result = state["base_model"], state["train"]
+        self.rl.restore(state)

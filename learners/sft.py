@@ -1,7 +1,7 @@
 """Open-SFT and Closed-SFT (SE-Bench §4): fine-tune on rejection-sampled open-book trajectories.
 
-Both learners collect the same data (``learners.sft_data.collect``: train tasks, docs in the
-prompt, passing answers only) and train with trl (``learners.sft_train.train_sft``). By default
+Both learners collect the same data (``learners.training.sft_data.collect``: train tasks, docs in the
+prompt, passing answers only) and train with trl (``learners.training.sft_train.train_sft``). By default
 the agent's own model answers (rejection sampling, as the paper gathers); ``gather_model`` names a
 teacher instead (``reference``: one verified solution per task, which needs no capable model but
 is distillation, not the paper's Closed-SFT: the comparisons name such a row after its teacher,
@@ -20,22 +20,18 @@ from its last checkpoint, and a finished training is not redone.
 from __future__ import annotations
 
 import json
-import shutil
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
-from learners.base import RunDirectories, gathering_agent, load_state, progress_bar, save_state, teacher_of
-from learners.sft_data import collect, write_report
-from learners.sft_train import SFTSettings, train_sft
-from learners.training_run import RESULT_FILE, return_memory
-from sebench.errors import SebenchError, SettingError
-
-
-class SFTLearnerError(SebenchError, RuntimeError):
-    """SFT cannot run as configured (no local weights, nothing collected ...)."""
+from learners.base import gathering_agent, progress_bar, teacher_of
+from learners.parametric import ParametricLearner, SFTLearnerError
+from learners.training.sft_data import collect, write_report
+from learners.training.sft_train import SFTSettings, train_sft
+from learners.training.training_run import RESULT_FILE
+from sebench.errors import SettingError
 
 
 @dataclass
@@ -55,7 +51,7 @@ class SFTLearnerConfig(ParametricConfig):
     docs_chars: int | None = setting(1200, "Per-function doc budget in open prompts (paper: None, the whole doc).")
     max_tokens: int | None = setting(None, "Rollout answer length; None = the agent's.")
     collect_only: bool = setting(False, "Stop after collection (then train with accelerate launch -m "
-                                        "learners.sft_train).")
+                                        "learners.training.sft_train).")
     train: SFTSettings = field(default_factory=SFTSettings)
 
     def __post_init__(self) -> None:
@@ -71,42 +67,23 @@ class SFTLearnerConfig(ParametricConfig):
         return cls(**mine, train=train)
 
 
-def base_model_path(model) -> Path:
-    """The local weights behind a model: a backend with ``.path``, or a name, resolved without
-    loading it (an embedded model, a directory, ``vllm:<directory>``). SFT needs them."""
-    if isinstance(model, str | Path):
-        from agents.models.registry import REGISTRY
-
-        name = str(model)
-        path = REGISTRY.weights_directory(name)
-    else:
-        name, path = model.name, getattr(model, "path", None)
-    if path is None or not (Path(path) / "config.json").is_file():
-        raise SFTLearnerError(f"SFT fine-tunes local weights, and the agent's model {name!r} has none here; "
-                              "use an embedded model (smollm2-135m, qwen2.5-coder-0.5b), a model directory, or "
-                              "vllm:<directory>")
-    return Path(path)
-
-
-class _SFTLearner(RunDirectories):
+class _SFTLearner(ParametricLearner):
     """Shared by both variants; ``variant`` picks the prompt the response is trained after."""
 
     name = "sft"
     variant = "closed"
     config_class = SFTLearnerConfig
-
-    def __init__(self, config: SFTLearnerConfig | None = None, **overrides: Any):
-        self.config = config or SFTLearnerConfig.from_overrides(overrides)
-        self.collect_report: dict = {}
-        self.train_result: dict = {}
-        self.base_model = ""
+    # the learner checker's tiny settings (learners.checker), seconds to a minute on a CPU. LoRA: the
+    # optimiser state of full fine-tuning (~2 GB for 135M) is most of a tiny run's memory; 1 step of
+    # warmup would be lr 0, no update
+    checker_settings: dict[str, Any] = {"gather_model": "reference", "docs_chars": 300, "max_steps": 1,
+                                        "batch_size": 2, "max_length": 512, "save_steps": 100, "logging_steps": 1,
+                                        "lora": True, "warmup_ratio": 0.0}
+    saved = {"collect": ("collect_report", dict), "train": ("train_result", dict)}
 
     def evolve(self, agent, env) -> EvolveReport:
-        from agents.models.transformers_model import TransformersModel
-
         started = time.perf_counter()
-        base = base_model_path(agent.model_spec)
-        self.base_model = str(base)
+        base = self.resolve_base(agent)
         gatherer = gathering_agent(agent, self.config.gather_model,
                                    max_tokens=self.config.max_tokens or agent.max_tokens)
         tasks = env.tasks("train")[: self.config.limit]
@@ -124,10 +101,9 @@ class _SFTLearner(RunDirectories):
             return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
                                 details={"gathered_with": gatherer.name, "kept": report.in_file, "collect_only": True,
                                          "teacher": teacher_of(self.config.gather_model, str(base)), "data": str(data)})
-        if agent.unload_model():  # the trainer loads its own copy
-            return_memory()
+        self.release(agent)
         self.train_result = self._train(data, base)  # a finished training is returned, not redone
-        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
+        self.adopt(agent)
         details = {"gathered_with": gatherer.name, "teacher": teacher_of(self.config.gather_model, str(base)),
                    "kept": report.in_file, "acceptance": round(report.acceptance, 3),
                    **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
@@ -141,25 +117,10 @@ class _SFTLearner(RunDirectories):
         train_sft(data, base, self.variant, self.state_dir / "train", self.model_dir, self.config.train)
         return json.loads((self.state_dir / "train" / RESULT_FILE).read_text())
 
-    # -- persistence ----------------------------------------------------------------------
-    def save(self, path) -> None:
-        target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
-        for name in ("trajectories.jsonl", "collect_report.json"):
-            source = self.state_dir / name
-            if source.is_file() and source.resolve() != (target / name).resolve():
-                shutil.copyfile(source, target / name)
-        save_state(target, self.name, {"variant": self.variant, "base_model": self.base_model,
-                                       "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config),
-                                       "collect": self.collect_report, "train": self.train_result})
-
-    def load(self, path) -> None:
-        state = load_state(path, self.name)
-        config = state["config"]
-        config["train"] = SFTSettings.from_dict(config["train"])
-        self.config = SFTLearnerConfig(**config)
-        self.config.model_dir = state["model_dir"]
-        self.base_model, self.collect_report, self.train_result = state["base_model"], state["collect"], state["train"]
+    def run_files(self, target: Path) -> list[Path]:
+        """The collected data, beside the state unless it is already there."""
+        return [self.state_dir / name for name in ("trajectories.jsonl", "collect_report.json")
+                if (self.state_dir / name).resolve() != (target / name).resolve()]
 
 
 class OpenSFTLearner(_SFTLearner):

@@ -3,7 +3,7 @@
 SE-Bench §4.3 runs it as the RL side of self-play and finds it does not internalise the
 library (Qwen3-8B, single-function, closed-book: 0.0, where Closed-SFT-self reaches 22.5).
 
-Each round is one rollout batch of trl's ``GRPOTrainer`` (``learners.rl_train``: the same
+Each round is one rollout batch of trl's ``GRPOTrainer`` (``learners.training.rl_train``: the same
 trainer, checkpoints, bf16 rollout copy and GPU path as the RL learners); ``azr_rollout``
 does the round: the policy proposes zwc programs for the three task types (deduction,
 abduction, induction; ``azr_tasks``), the validator keeps the sound ones, the policy's pass
@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
-from learners.base import RunDirectories, load_state, progress_bar, save_state, warn_empty
-from learners.rl_train import RLSettings, _resumed_log, _rollouts, grpo_parts, make_trainer
-from learners.sft import base_model_path
-from learners.training_run import FinishedRunMismatch, TrainingRun, return_memory
+from learners.base import progress_bar, warn_empty
+from learners.parametric import ParametricLearner
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import _resumed_log, _rollouts, grpo_parts
+from learners.training.training_run import FinishedRunMismatch, TrainingRun, return_memory
 from sebench.errors import SebenchError, SettingError
 from sebench.jsonl import rewrite_records
 from selfplay.azr_rollout import AZRReward, AZRRollout, Penalties, slot_rows, slots_for
@@ -138,32 +138,33 @@ class AbsoluteZeroConfig(ParametricConfig):
         return cls(**mine, train=AZRSettings.from_dict({k: v for k, v in overrides.items() if k not in own}))
 
 
-class AbsoluteZeroLearner(RunDirectories):
+class AbsoluteZeroLearner(ParametricLearner):
     """Self-play with RL: the agent's model proposes zwc programs and solves deduction, abduction
     and induction tasks made from them, trained by GRPO on executor-verified rewards."""
 
     name = "absolute-zero"
     config_class = AbsoluteZeroConfig
-
-    def __init__(self, config: AbsoluteZeroConfig | None = None, **overrides: Any):
-        self.config = config or AbsoluteZeroConfig.from_overrides(overrides)
-        self.result: dict = {}
-        self.base_model = ""
+    # the learner checker's tiny settings (learners.checker): one round, one step, one task type
+    # (induction: the SE-Bench episode, through env.observe and env.check; all three cost 3x the tokens,
+    # most of a step on a CPU); smollm2 earns only format penalties and 0s, which the binary estimator
+    # (advantage = reward) turns into a gradient where the task-relative one gives 0
+    checker_settings: dict[str, Any] = {"rounds": 1, "task_types": ["induction"], "num_generations": 2,
+                                        "prompts_per_step": 2, "steps_per_generation": 1,
+                                        "max_completion_length": 8, "docs_chars": 200, "references": 0,
+                                        "seed_tasks": 1, "lora": True, "lora_dropout": 0.0, "save_steps": 100,
+                                        "advantage": "binary"}
+    saved = {"train": ("result", dict)}
 
     def evolve(self, agent, env) -> EvolveReport:
-        from agents.models.transformers_model import TransformersModel
-
         started = time.perf_counter()
-        base = base_model_path(agent.model_spec)
-        self.base_model = str(base)
+        base = self.resolve_base(agent)
         tasks = env.tasks("train")[: self.config.limit]
         if not tasks:
             raise AbsoluteZeroError(f"the build has no train tasks; run `sebench tasks build --zwc {env.root}`")
-        if agent.unload_model():  # the trainer loads its own copy
-            return_memory()
+        self.release(agent)
         with progress_bar(f"{self.name}: GRPO steps", total=self.config.train.max_steps) as progress:
             self.result = train_azr(env, tasks, base, self.state_dir, self.model_dir, self.config, progress)
-        agent.model = TransformersModel(self.model_dir, name=f"{agent.name}+{self.name}", dtype=agent.dtype)
+        self.adopt(agent)
         return self._report(started)
 
     def _report(self, started: float) -> EvolveReport:
@@ -191,26 +192,13 @@ class AbsoluteZeroLearner(RunDirectories):
                                "0 or format penalties")
         return report
 
-    # -- persistence ----------------------------------------------------------------------
-    def save(self, path) -> None:
-        target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
+    def run_files(self, target: Path) -> list[Path]:
+        """The round log, its plot and the buffers, beside a state saved outside the run."""
         root = self.state_dir.resolve()
-        if not target.resolve().is_relative_to(root):
-            buffers = [root / f"buffer-{kind}.jsonl" for kind in self.config.task_types]
-            for source in [root / "rounds.jsonl", root / "rounds.png", *buffers]:
-                if source.is_file():
-                    shutil.copyfile(source, target / source.name)
-        save_state(target, self.name, {"base_model": self.base_model, "model_dir": str(self.model_dir.resolve()),
-                                       "config": asdict(self.config), "train": self.result})
-
-    def load(self, path) -> None:
-        state = load_state(path, self.name)
-        config = state["config"]
-        config["train"] = AZRSettings.from_dict(config["train"])
-        self.config = AbsoluteZeroConfig(**config)
-        self.config.model_dir = state["model_dir"]
-        self.base_model, self.result = state["base_model"], state["train"]
+        if target.resolve().is_relative_to(root):
+            return []
+        return [root / "rounds.jsonl", root / "rounds.png",
+                *(root / f"buffer-{kind}.jsonl" for kind in self.config.task_types)]
 
 
 def seed_buffers(buffers: dict, proposer, count: int) -> None:
@@ -240,6 +228,7 @@ def train_azr(env, tasks, base: Path, root: Path, model_dir: Path, config: Absol
     result (as ``train_result.json`` holds it)."""
     from datasets import Dataset
 
+    from learners.training.rl_trainer import make_trainer  # imports trl: only when a trainer is built
     from selfplay.buffer import TaskBuffer
     from selfplay.proposer import Proposer, ProposerConfig
     from selfplay.validate import Validator, ValidatorConfig

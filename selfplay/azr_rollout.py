@@ -23,7 +23,7 @@ the policy saw (trl's ``rollout_func`` contract: other fields go to the reward f
    ``format_penalty``; an answer 1 if right, ``wrong_penalty`` if readable but wrong,
    ``format_penalty`` if unreadable; a grader fault nothing (advantage 0). ``AZRReward`` hands
    these to trl with their slot as the key of the task-relative baseline
-   (TRR++, ``learners.rl_train.task_relative_advantages``).
+   (TRR++, ``learners.training.rl_reward.task_relative_advantages``).
 
 Every round's figures go to the round log (``RoundRecord``: proposals, accepted, rejections by
 reason, solve rate and learnability of the accepted programs, per-type solver pass rates), and
@@ -336,7 +336,7 @@ class AZRReward:
         self.seconds = 0.0
 
     def __call__(self, prompts, completions, azr_reward, azr_key, trainer_state=None, **_: Any) -> list[float]:
-        from learners.rl_train import _append
+        from learners.training.rl_reward import append_record
 
         # None: a grader fault, no reward (its advantage is 0 and it stays out of its key's baseline)
         self.last = [None if r is None else float(r) for r in azr_reward]
@@ -353,7 +353,7 @@ class AZRReward:
                 if r is not None:
                     by_slot.setdefault(k, []).append(r)
             step = trainer_state.global_step if trainer_state is not None else None
-            _append(self.log, {"event": "rollout", "step": step, "completions": len(solved), "passed": passed,
+            append_record(self.log, {"event": "rollout", "step": step, "completions": len(solved), "passed": passed,
                                "pass_rate": self.history[-1], "failures": {"failed": len(solved) - passed},
                                "mean_reward": {k: _mean(v) for k, v in by_slot.items()}})
         return [0.0 if r is None else r for r in self.last]  # trl's own mean; the advantage reads ``last``

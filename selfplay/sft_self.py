@@ -3,7 +3,7 @@
 Each round (``selfplay.curriculum.RoundLoop``) the model proposes tasks with the docs of
 sampled functions, the validator keeps the sound ones, the model solves them with the docs
 (the ordinary open-book episode, graded in the sandbox), and the passing solutions are the
-fine-tuning data (``learners.sft_data.passing_samples``, ``learners.sft_train.train_sft``):
+fine-tuning data (``learners.training.sft_data.passing_samples``, ``learners.training.sft_train.train_sft``):
 Closed-SFT-self trains them after the prompt *without* the docs, Open-SFT-self after the
 prompt *with* them, as Closed-SFT and Open-SFT do with the train tasks. The round's accepted
 proposals are fine-tuning targets too, after the proposal prompt they answered
@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from agents.learner import EvolveReport, ParametricConfig, setting
-from learners.base import RunDirectories, gathering_agent, load_state, save_state, warn_empty
-from learners.sft import base_model_path
-from learners.sft_data import CollectReport, SFTSample, passing_samples
-from learners.sft_train import SamplesTooLong, SFTSettings, train_sft
-from learners.training_run import return_memory
+from learners.base import gathering_agent, warn_empty
+from learners.parametric import ParametricLearner
+from learners.sft import ClosedSFTLearner
+from learners.training.sft_data import CollectReport, SFTSample, passing_samples
+from learners.training.sft_train import SamplesTooLong, SFTSettings, train_sft
 from sebench.errors import SebenchError, SettingError
 from selfplay.curriculum import Round, RoundLog, RoundLoop
 from selfplay.proposer import ProposerConfig
@@ -149,24 +149,21 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-class _SFTSelfLearner(RunDirectories):
+class _SFTSelfLearner(ParametricLearner):
     """Shared by both variants; ``variant`` picks the prompt the kept solutions are trained after."""
 
     name = "sft-self"
     variant = "closed"
     config_class = SFTSelfConfig
-
-    def __init__(self, config: SFTSelfConfig | None = None, **overrides: Any):
-        self.config = config or SFTSelfConfig.from_overrides(overrides)
-        self.rounds: list[dict[str, Any]] = []  # per finished round: its record (RoundRecord fields)
-        self.base_model = ""
+    # the learner checker's tiny settings (learners.checker): SFT's, one round; the teacher proposes
+    # (re-proposes train tasks) and the reference solves: smollm2 keeps neither format
+    checker_settings: dict[str, Any] = {**ClosedSFTLearner.checker_settings, "rounds": 1, "proposals": 2,
+                                        "samples": 1, "proposer_model": "reference"}
+    saved = {"rounds": ("rounds", list)}  # per finished round: its record (RoundRecord fields)
 
     def evolve(self, agent, env) -> EvolveReport:
-        from agents.models.transformers_model import TransformersModel
-
         started = time.perf_counter()
-        base = base_model_path(agent.model_spec)
-        self.base_model = str(base)
+        base = self.resolve_base(agent)
         root = self.state_dir
         self._same_settings(root)
         tasks = env.tasks("train")[: self.config.limit]
@@ -178,7 +175,7 @@ class _SFTSelfLearner(RunDirectories):
         current = latest_model(done)
         if current is not None and done.next_round < self.config.rounds:
             # resumed: the rounds go on from the model the last finished one trained
-            agent.model = TransformersModel(current, name=label, dtype=agent.dtype)
+            self.adopt(agent, current, label)
         state = {"model": current or base, "label": label}
         backends: dict[str, Any] = {}
 
@@ -186,8 +183,7 @@ class _SFTSelfLearner(RunDirectories):
             spec = self.config.proposer_model
             if spec in (None, "self") and self.config.proposer_role == "frozen":  # the starting model, kept
                 if "frozen" not in backends:
-                    backends["frozen"] = TransformersModel(base, name=f"{agent.name} (frozen proposer)",
-                                                           dtype=agent.dtype)
+                    backends["frozen"] = self.weights_model(base, f"{agent.name} (frozen proposer)", agent.dtype)
                 model = backends["frozen"]
             elif spec in (None, "self"):
                 model = agent.model
@@ -223,14 +219,12 @@ class _SFTSelfLearner(RunDirectories):
                                "a stronger one (gather_model), or raise proposals and samples")
         _prune(root, keep=final)
         publish(final, self.model_dir)
-        agent.model = TransformersModel(self.model_dir, name=label, dtype=agent.dtype)
+        self.adopt(agent, name=label)
         self.rounds = [r.model_dump(mode="json") for r in log.records]
         return self._report(log, loop, tasks, started)
 
     def _learn(self, work: Round, agent, env, state: dict[str, Any]) -> dict[str, Any]:
         """The round's update: fine-tune the current model on the passing solutions."""
-        from agents.models.transformers_model import TransformersModel
-
         collected = CollectReport(tasks=len(work.tasks), source=work.solver)
         samples = [s for task in work.tasks for s in passing_samples(task, work.attempts[task.task_id], env, collected)]
         proposals = proposer_targets(work) if self.config.proposer_role == "train" else []
@@ -240,8 +234,7 @@ class _SFTSelfLearner(RunDirectories):
         data = work.directory / "sft_data.jsonl"  # the solver role's samples, then the proposer role's
         data.write_text("".join(s.model_dump_json() + "\n" for s in [*samples, *proposals]))
         _prune(self.state_dir, keep=Path(state["model"]))  # models of rounds before the last finished one
-        if agent.unload_model():  # the trainer loads its own copy
-            return_memory()
+        self.release(agent)
         out = work.directory / "model"
         budgets = {"proposer": self.config.proposer_max_length}  # a proposal prompt carries docs and an example
         try:
@@ -265,7 +258,7 @@ class _SFTSelfLearner(RunDirectories):
         for checkpoint in (work.directory / "train").glob("checkpoint-*"):  # a redone round starts afresh anyway
             shutil.rmtree(checkpoint, ignore_errors=True)
         state["model"] = out
-        agent.model = TransformersModel(out, name=state["label"], dtype=agent.dtype)
+        self.adopt(agent, out, state["label"])
         return {"kept": len(samples), "proposer_targets": len(proposals), "trained": True, "model": str(out),
                 "steps": result.steps, "too_long_dropped": dropped, "dropped_solutions": by_role.get("solver", 0),
                 "dropped_proposer_targets": by_role.get("proposer", 0),
@@ -309,26 +302,13 @@ class _SFTSelfLearner(RunDirectories):
                                "in them")
         return report
 
-    # -- persistence ----------------------------------------------------------------------
-    def save(self, path) -> None:
-        target = Path(path)
-        target.mkdir(parents=True, exist_ok=True)
+    def run_files(self, target: Path) -> list[Path]:
+        """The round log, its plot and the buffer, beside a state saved outside the run (beside the
+        run's own files they are already there)."""
         root = self.state_dir.resolve()
-        if not target.resolve().is_relative_to(root):  # beside the run's own files they are already there
-            for source in [root / name for name in _RUN_FILES] + sorted(root.glob("buffer-*.jsonl")):
-                if source.is_file():
-                    shutil.copyfile(source, target / source.name)
-        save_state(target, self.name, {"variant": self.variant, "base_model": self.base_model,
-                                       "model_dir": str(self.model_dir.resolve()), "config": asdict(self.config),
-                                       "rounds": self.rounds})
-
-    def load(self, path) -> None:
-        state = load_state(path, self.name)
-        config = state["config"]
-        config["train"] = SFTSettings.from_dict(config["train"])
-        self.config = SFTSelfConfig(**config)
-        self.config.model_dir = state["model_dir"]
-        self.base_model, self.rounds = state["base_model"], state["rounds"]
+        if target.resolve().is_relative_to(root):
+            return []
+        return [root / name for name in _RUN_FILES] + sorted(root.glob("buffer-*.jsonl"))
 
 
 def proposer_targets(work: Round) -> list[SFTSample]:

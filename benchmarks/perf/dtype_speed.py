@@ -6,7 +6,7 @@ For each model, in one run and on the same inputs in both dtypes:
 
 * generation: generated tokens/s for the closed-book prompts of the first ``--prompts`` single_test
   tasks, batched, greedy, and how many greedy answers bf16 changed;
-* training: SFT tokens/s (``learners.sft_train``, full fine-tuning, bf16 autocast over float32
+* training: SFT tokens/s (``learners.training.sft_train``, full fine-tuning, bf16 autocast over float32
   master weights) on the same reference trajectories, the same steps, each run in its own process;
 * quality: open-book pass@1 (greedy) on the first ``--eval-tasks`` single_test tasks: closed-book
   is 0% by design, so the docs are in the prompt, where the models do pass tasks.
@@ -29,14 +29,14 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import Agent
+from sebench.version import code_version
 from agents.models import load_model
 from agents.models.dtype import cpu_has_bf16, resolve_dtype
 from agents.models.embedded import embedded_directory
 from agents.prompts import first_prompt
 from envs.zwc import ZWCEnv
-from learners.sft_data import collect
-from learners.sft_train import SFTSettings
-from sebench.version import code_version
+from learners.training.sft_data import collect
+from learners.training.sft_train import SFTSettings
 
 DTYPES = ("float32", "bfloat16")
 
@@ -74,7 +74,7 @@ def training(name: str, dtype: str, data: Path, args, tmp: Path) -> dict:
     settings.write_text(json.dumps(asdict(SFTSettings(max_steps=args.train_steps, batch_size=args.batch_size,
                                                       save_steps=10 * args.train_steps, logging_steps=1,
                                                       warmup_ratio=0.0, dtype=dtype))))
-    done = subprocess.run([sys.executable, "-m", "learners.sft_train", "--data", str(data), "--base",
+    done = subprocess.run([sys.executable, "-m", "learners.training.sft_train", "--data", str(data), "--base",
                            str(embedded_directory(name)), "--variant", "closed", "--out", str(tmp / f"{name}-{dtype}"),
                            "--model-dir", str(tmp / f"{name}-{dtype}-model"), "--settings", str(settings)],
                           check=True, capture_output=True, text=True)

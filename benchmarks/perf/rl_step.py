@@ -44,7 +44,8 @@ def one_run(zwc: str, model: str, changes: dict, steps: int, tasks: int, out: st
     from agents.models.embedded import SPECS, embedded_directory
     from envs.zwc import ZWCEnv
     from learners.rl import rollout_prompts
-    from learners.rl_train import RLSettings, train_rl
+    from learners.training.rl_settings import RLSettings
+    from learners.training.rl_train import train_rl
 
     base = embedded_directory(model) if model in SPECS else Path(model)
     settings = RLSettings(**{"max_steps": steps, "save_steps": 10_000, **changes})

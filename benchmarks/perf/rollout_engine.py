@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> None:
 
     from agents.models.embedded import SPECS, embedded_directory
     from envs.zwc import ZWCEnv
-    from learners.grouped_rollout import sample_grouped
     from learners.rl import rollout_prompts
+    from learners.training.grouped_rollout import sample_grouped
 
     base = embedded_directory(args.model) if args.model in SPECS else Path(args.model)
     tokenizer = AutoTokenizer.from_pretrained(base)

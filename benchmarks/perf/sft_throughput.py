@@ -4,7 +4,7 @@
 
 Same data (reference trajectories on the first 24 train tasks, closed prompts), same steps,
 same batch; the ratio is LoRA's over full fine-tuning's, measured in this run. Each mode trains
-in its own process (``python -m learners.sft_train``), so peak memory, the process's peak RSS
+in its own process (``python -m learners.training.sft_train``), so peak memory, the process's peak RSS
 while training (CPU) or peak allocated (CUDA), is that mode's alone.
 """
 
@@ -24,8 +24,8 @@ from rich.table import Table
 from agents import Agent
 from agents.models.embedded import embedded_directory
 from envs.zwc import ZWCEnv
-from learners.sft_data import collect
-from learners.sft_train import SFTSettings, TrainResult
+from learners.training.sft_data import collect
+from learners.training.sft_train import SFTSettings, TrainResult
 
 
 def main() -> None:
@@ -46,7 +46,7 @@ def main() -> None:
             settings.write_text(json.dumps(asdict(SFTSettings(max_steps=args.steps, batch_size=args.batch_size,
                                                               lora=lora, save_steps=10 * args.steps, logging_steps=1))))
             base = embedded_directory("smollm2-135m")
-            done = subprocess.run([sys.executable, "-m", "learners.sft_train", "--data", str(data), "--base",
+            done = subprocess.run([sys.executable, "-m", "learners.training.sft_train", "--data", str(data), "--base",
                                    str(base), "--variant", "closed", "--out", str(Path(tmp) / name),
                                    "--model-dir", str(Path(tmp) / f"{name}-model"), "--settings", str(settings)],
                                   check=True, capture_output=True, text=True)

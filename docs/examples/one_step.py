@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agents.learner import EvolveReport, ParametricConfig, setting
 from learners.base import load_state, save_state
-from learners.sft import base_model_path
+from learners.parametric import base_model_path
 
 
 @dataclass

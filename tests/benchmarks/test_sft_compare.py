@@ -10,7 +10,7 @@ import pytest
 from benchmarks.report import build_report
 from benchmarks.report_runs import read_run
 from benchmarks.sft_compare import sft_compare, verdict
-from learners.sft import SFTLearnerError
+from learners.parametric import SFTLearnerError
 
 TEACHER_ROWS = ["base", "closed-sft (teacher: reference)", "open-sft (teacher: reference)"]
 

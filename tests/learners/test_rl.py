@@ -23,9 +23,11 @@ import torch
 from agents import Agent
 from agents.models import load_model
 from learners import make
-from learners import rl_trainer as rl_trainer_module
 from learners.rl import PRESETS, RLLearnerConfig, rollout_prompts
-from learners.rl_train import RLSettings, SandboxReward, build_trainer
+from learners.training import rl_trainer as rl_trainer_module
+from learners.training.rl_reward import SandboxReward
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import build_trainer
 
 TINY = {"max_steps": 1, "prompts_per_step": 2, "num_generations": 2, "steps_per_generation": 1,
         "max_completion_length": 16, "save_steps": 100, "docs_chars": 300, "limit": 2}
@@ -163,19 +165,12 @@ def test_open_rl_trains_on_what_it_generated_from(task_env, tiny_dir, tmp_path):
 @pytest.mark.parametrize("name", ["open-rl", "closed-rl", "closed-sft-rl"])
 def test_evolve_changes_the_agents_weights_and_the_agent_answers_with_them(task_env, tiny, tiny_dir, tmp_path,
                                                                           monkeypatch, name):
-    base_class = rl_trainer_module._trainer_class
+    class Scripted(rl_trainer_module.VerdictGRPOTrainer):
+        def train(self, *args, **kwargs):
+            _scripted(self, _task_finder(task_env.tasks("train")))
+            return super().train(*args, **kwargs)
 
-    def scripted_class():
-        cls = base_class()
-
-        class Scripted(cls):
-            def train(self, *args, **kwargs):
-                _scripted(self, _task_finder(task_env.tasks("train")))
-                return super().train(*args, **kwargs)
-
-        return Scripted
-
-    monkeypatch.setattr(rl_trainer_module, "_trainer_class", scripted_class)
+    monkeypatch.setattr(rl_trainer_module, "VerdictGRPOTrainer", Scripted)
     extra = {"sft_max_steps": 1, "sft_batch_size": 2, "sft_max_length": 512, "sft_learning_rate": LR,
              "sft_warmup_ratio": 0.0,  # no warmup: the one SFT step has lr > 0
              "gather_model": "reference"} if name == "closed-sft-rl" else {}

@@ -73,7 +73,7 @@ def _logits(model, prompt) -> torch.Tensor:
 
 
 def test_the_dtype_setting_reaches_the_trainer_and_the_trained_model(task_env, tiny_dir, tmp_path):
-    from learners.sft_train import SFTSettings
+    from learners.training.sft_train import SFTSettings
 
     forced = "float32" if resolve_dtype("auto", "cpu") == "bfloat16" else "bfloat16"  # not what auto would pick
     learner = make("closed-sft", state_dir=str(tmp_path / "state"), **(TINY | {"limit": 2, "max_steps": 1}),
@@ -88,8 +88,8 @@ def test_the_dtype_setting_reaches_the_trainer_and_the_trained_model(task_env, t
 
 
 def test_open_and_closed_train_on_the_same_responses_behind_different_prompts(task_env, tiny, tmp_path):
-    from learners.sft_data import collect
-    from learners.sft_train import load_dataset_for
+    from learners.training.sft_data import collect
+    from learners.training.sft_train import load_dataset_for
 
     task_env.docs_chars = 400
     try:
@@ -185,8 +185,8 @@ def test_training_under_torch_distributed_saves_one_merged_model(task_env, tiny_
     """The scale-out path (what accelerate launch / torchrun run on GPUs), on 2 CPU processes (gloo)."""
     from safetensors.torch import load_file
 
-    from learners.sft_data import collect
-    from learners.train_settings import LORA_TARGETS
+    from learners.training.sft_data import collect
+    from learners.training.train_settings import LORA_TARGETS
 
     task_env.docs_chars = 400
     try:
@@ -197,7 +197,7 @@ def test_training_under_torch_distributed_saves_one_merged_model(task_env, tiny_
                                                  "max_length": 512, "warmup_ratio": 0.0, "learning_rate": 5e-2,
                                                  "lora_dropout": 0.0}))
     torchrun = Path(sys.executable).with_name("torchrun")
-    done = subprocess.run([str(torchrun), "--nproc_per_node", "2", "-m", "learners.sft_train", "--data",
+    done = subprocess.run([str(torchrun), "--nproc_per_node", "2", "-m", "learners.training.sft_train", "--data",
                            str(tmp_path / "t.jsonl"), "--base", str(tiny_dir), "--variant", "closed",
                            "--out", str(tmp_path / "ck"), "--model-dir", str(tmp_path / "model"), "--settings",
                            str(tmp_path / "s.json")], capture_output=True, text=True, timeout=600)

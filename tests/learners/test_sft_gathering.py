@@ -10,7 +10,7 @@ from safetensors.torch import load_file
 from agents import Agent
 from learners import make
 from learners.base import learner_teacher, teacher_label
-from learners.sft_data import read_samples
+from learners.training.sft_data import read_samples
 from tests.agents.fixed_answer import ScriptedModel
 from tests.learners.test_sft import TINY
 

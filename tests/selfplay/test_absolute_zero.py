@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agents import Agent
-from learners import rl_trainer as rl_trainer_module
+from learners.training import rl_trainer as rl_trainer_module
 from selfplay.absolute_zero import AbsoluteZeroLearner
 from selfplay.azr_rollout import SLOTS
 from selfplay.teacher import TeacherProposer
@@ -35,28 +35,25 @@ def scripted_proposals(monkeypatch, env, tasks) -> list[str]:
     """The trainer answers each proposer prompt from the script (module doc); every other prompt
     (the solver's) goes to the model. Returns the list the scripted answers are appended to."""
     teacher = TeacherProposer(env, tasks)
-    base_class, answered = rl_trainer_module._trainer_class, []
+    answered = []
 
-    def scripted_class():
-        class ScriptedProposals(base_class()):
-            def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *args, **kwargs):
-                texts = self.processing_class.batch_decode(prompt_ids)
-                asked = [ASKED.search(text) for text in texts]
-                if not any(asked):
-                    return super()._generate_single_turn(prompt_ids, images, multimodal_fields, *args, **kwargs)
-                assert all(asked), "a batch is either the proposer's or the solver's"
-                out = []
-                for i, match in enumerate(asked):
-                    [(_, rendered)] = teacher.by_function[match.group(1)][:1]
-                    text = new_program(rendered) if i % 2 == 0 else "I would write a task about this function."
-                    answered.append(text)
-                    out.append(self.processing_class(text, add_special_tokens=False)["input_ids"]
-                               + [self.processing_class.eos_token_id])
-                return out, None
+    class ScriptedProposals(rl_trainer_module.VerdictGRPOTrainer):
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *args, **kwargs):
+            texts = self.processing_class.batch_decode(prompt_ids)
+            asked = [ASKED.search(text) for text in texts]
+            if not any(asked):
+                return super()._generate_single_turn(prompt_ids, images, multimodal_fields, *args, **kwargs)
+            assert all(asked), "a batch is either the proposer's or the solver's"
+            out = []
+            for i, match in enumerate(asked):
+                [(_, rendered)] = teacher.by_function[match.group(1)][:1]
+                text = new_program(rendered) if i % 2 == 0 else "I would write a task about this function."
+                answered.append(text)
+                out.append(self.processing_class(text, add_special_tokens=False)["input_ids"]
+                           + [self.processing_class.eos_token_id])
+            return out, None
 
-        return ScriptedProposals
-
-    monkeypatch.setattr(rl_trainer_module, "_trainer_class", scripted_class)
+    monkeypatch.setattr(rl_trainer_module, "VerdictGRPOTrainer", ScriptedProposals)
     return answered
 
 

@@ -4,7 +4,7 @@ the token cap named ``truncated``."""
 
 import pytest
 
-from learners.rl_train import task_relative_advantages
+from learners.training.rl_reward import task_relative_advantages
 from selfplay.azr_rewards import Penalties, proposer_reward, solver_reward
 from selfplay.reasons import PARSE_REASONS, Reason, Rejected
 from selfplay.validate import Accepted

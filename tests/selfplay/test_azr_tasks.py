@@ -3,7 +3,7 @@ wrong, unreadable or hostile answer never passes; TRR++'s advantages; the round'
 
 import pytest
 
-from learners.rl_train import task_relative_advantages
+from learners.training.rl_reward import task_relative_advantages
 from selfplay.absolute_zero import AbsoluteZeroConfig, AZRSettings
 from selfplay.azr_rollout import SLOTS, program_key, slot_of, slot_rows, slots_for
 from selfplay.azr_tasks import abduction_input, grade_many, make_task

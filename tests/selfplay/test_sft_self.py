@@ -6,7 +6,7 @@ and does not redo it).
 The teacher proposes and the reference solves (scripted: a tiny model keeps neither the proposal
 format nor the solutions), so what is under test is the learner: its rounds, its training data
 and prompts, the weights it trains (at a learning rate where every LoRA-adapted weight moves),
-its files and its resume. The checker (tests/learners/test_checker.py) checks both names for
+its files and its resume. The checker (tests/learners/checker/test_checker.py) checks both names for
 test data, limit, save/load and kill-resume."""
 
 import json
@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from agents import Agent
 from benchmarks.cli import app
 from learners import make
-from learners.sft_data import read_samples
+from learners.training.sft_data import read_samples
 from selfplay.sft_self import OpenSFTSelfLearner, SFTSelfError
 
 TINY = {"limit": 2, "rounds": 1, "proposals": 2, "samples": 1, "proposer_model": "reference",

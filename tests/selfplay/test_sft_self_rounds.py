@@ -9,7 +9,7 @@ import json
 import pytest
 
 from agents import Agent
-from learners.sft_data import read_samples
+from learners.training.sft_data import read_samples
 from sebench.errors import SettingError
 from selfplay.sft_self import ClosedSFTSelfLearner, SFTSelfConfig
 from tests.selfplay.test_sft_self import TINY, changed_weights
@@ -51,7 +51,7 @@ def test_at_the_default_budgets_both_roles_train_and_the_round_says_it_dropped_n
     was dropped at the defaults. With docs_chars, max_length and proposer_max_length left at their
     defaults, the proposer role trains beside the solver's, and the round records that nothing was
     too long. (Teacher proposals and reference solutions: what is under test is the budgets.)"""
-    from learners.sft_train import SFTSettings
+    from learners.training.sft_train import SFTSettings
     from selfplay.sft_self import SFTSelfConfig
 
     state = tmp_path / "state"

@@ -1,7 +1,7 @@
 """The checks of ``learners.checker.check_learner``, run in order by one ``CheckSession``.
 
-The session evolves the learner once in this process (recorded: ``learners.checker_record``),
-saves it, evaluates its agent closed-book, runs two fresh processes (``learners.checker_child``:
+The session evolves the learner once in this process (recorded: ``learners.checker.record``),
+saves it, evaluates its agent closed-book, runs two fresh processes (``learners.checker.child``:
 one killed mid-``evolve``, one that loads the saved state and then evolves again), and turns
 what it saw into one ``CheckResult`` per check. Every ``why`` names what was seen and what to fix.
 """
@@ -15,9 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from learners.checker import CHECKS, CheckReport, CheckResult, LearnerTarget
-from learners.checker_build import TEST_SPLITS, CheckBuild
-from learners.checker_record import (
+from learners.checker.build import TEST_SPLITS, CheckBuild
+from learners.checker.record import (
     Recorder,
     RecordingEnv,
     RecordingModel,
@@ -27,6 +26,9 @@ from learners.checker_record import (
     snippet,
     unwrap,
 )
+from learners.checker.report import CHECKS, CheckReport
+from learners.checker.target import LearnerTarget
+from sebench.check_report import CheckResult
 
 DOC_CHUNK = 120  # characters of a doc entry that count as the doc quoted verbatim
 _PROTOCOL_CALLS = {"context": ("obs",), "observe": ("trajectory",), "evolve": ("agent", "env"), "save": ("path",),
@@ -254,7 +256,7 @@ class CheckSession:
 
     # -- 4. closed book, 7. effect ------------------------------------------------------------------
     def _evaluate(self, agent: Any) -> None:
-        from learners.checker_effect import figure, pass_per_task, recall_per_function
+        from learners.checker.effect import figure, pass_per_task, recall_per_function
 
         self.recorder.stage = "test"
         agent.model = RecordingModel(unwrap(agent.model), self.recorder)
@@ -281,7 +283,7 @@ class CheckSession:
 
     def _baseline(self) -> dict[str, float]:
         from agents import Agent
-        from learners.checker_effect import pass_per_task
+        from learners.checker.effect import pass_per_task
 
         key = ("pass", self.model, self.max_tokens, self.samples)
         with self.build.lock:
@@ -293,7 +295,7 @@ class CheckSession:
 
     def _baseline_recall(self) -> dict[str, float]:
         from agents.models import load_model
-        from learners.checker_effect import recall_per_function
+        from learners.checker.effect import recall_per_function
 
         key = ("recall", self.model)
         with self.build.lock:
@@ -337,7 +339,7 @@ class CheckSession:
 
     # -- 5. save-load, 6. kill-resume ---------------------------------------------------------------
     def _fresh_processes(self, learner: Any, agent: Any, report: Any, save_error: str | None) -> None:
-        from learners.checker_child import run_child, run_killed, weights_hash
+        from learners.checker.child import run_child, run_killed, weights_hash
 
         if self.target.target is None:
             why = ("not run: the factory cannot be found by name in a fresh process (a lambda, a closure, or a "

@@ -1,4 +1,4 @@
-"""The learner checker (learners/checker.py): a broken learner fails the check that names its
+"""The learner checker (learners/checker/): a broken learner fails the check that names its
 mistake and passes the others, a newcomer's learner and every registered learner pass, and a
 target that names no learner gets a message that says what to write.
 
@@ -19,12 +19,12 @@ import typer
 from typer.testing import CliRunner
 
 from learners import REGISTRY
-from learners.checker import CHECKS, TINY, LearnerTargetError, check_learner, resolve_target
-from learners.checker_build import CheckBuild
-from learners.checker_effect import HURTS, IMPROVES, NO_EFFECT, bootstrap_difference, verdict
+from learners.checker import CHECKS, LearnerTargetError, check_learner, resolve_target
+from learners.checker.build import CheckBuild
+from learners.checker.effect import HURTS, IMPROVES, NO_EFFECT, bootstrap_difference, verdict
 
 NEWCOMER = f"{Path(__file__).with_name('newcomer_learner.py')}:NotesLearner"
-BROKEN = "tests.learners.broken_learners"
+BROKEN = "tests.learners.checker.broken_learners"
 
 
 @pytest.fixture(scope="session")
@@ -59,7 +59,7 @@ def test_the_canary_is_in_every_test_task_and_the_tasks_still_grade(check_build)
 
 def test_recording_sees_prompts_training_rows_and_test_file_opens(check_build):
     from agents.models import load_model
-    from learners.checker_record import Recorder, RecordingModel, find_in_files, find_in_object, recording
+    from learners.checker.record import Recorder, RecordingModel, find_in_files, find_in_object, recording
 
     canary = check_build.canary
     watched = str((check_build.root / "single_test.jsonl").resolve())
@@ -99,7 +99,7 @@ def test_a_newcomers_learner_from_a_file_passes_every_check(check_build, tiny_di
 
 @pytest.mark.xdist_group("check-learner")
 def test_the_guides_worked_example_passes(check_build, tmp_path):
-    example = Path(__file__).parents[2] / "docs" / "examples" / "solved_examples.py"
+    example = Path(__file__).parents[3] / "docs" / "examples" / "solved_examples.py"
     report = check(f"{example}:SolvedExamples", check_build, tmp_path, model="reference")
     assert report.passed, "\n".join(report.lines())
     assert report.details["evolve_report"]["details"]["solved"] == 2  # the reference answers: something to keep
@@ -127,8 +127,9 @@ def _registered():
 def test_every_learner_of_ours_has_tiny_settings_and_make_bench_checks_them_all():
     ours = _ours()
     assert len(ours) >= 11 and set(ours) <= set(REGISTRY)
-    assert set(ours) - set(TINY) == set(), "give each of our learners tiny settings in learners.checker.TINY"
-    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    untiny = [name for name in ours if not isinstance(getattr(REGISTRY[name], "checker_settings", None), dict)]
+    assert untiny == [], "give each of our learners tiny settings: a checker_settings dict on its class"
+    makefile = (Path(__file__).parents[3] / "Makefile").read_text()
     assert "check-learners" in makefile.partition("\nbench:")[2].partition("\n\n")[0], "make bench runs them all"
 
 
@@ -173,7 +174,7 @@ def test_a_broken_learner_fails_the_check_of_its_mistake_and_passes_the_others(c
 
 @pytest.mark.xdist_group("check-learner")
 def test_a_factory_that_a_fresh_process_cannot_find_is_told_how_to_name_it(check_build, tmp_path):
-    from tests.learners.newcomer_learner import NotesLearner
+    from tests.learners.checker.newcomer_learner import NotesLearner
 
     report = check(lambda **config: NotesLearner(**config), check_build, tmp_path, model="reference")
     assert report.failed() == ["save-load", "kill-resume"]

@@ -1,8 +1,8 @@
-"""The learner checker's fresh process: ``python -m learners.checker_child REQUEST.json RESULT.json``.
+"""The learner checker's fresh process: ``python -m learners.checker.child REQUEST.json RESULT.json``.
 
 A saved learner must load in a process that never held it, and an ``evolve`` killed with
 SIGKILL must be followed by one that finishes: both need a process of their own. The parent
-(``learners.checker_checks``, through ``run_child`` and ``run_killed`` below) writes a request
+(``learners.checker.checks``, through ``run_child`` and ``run_killed`` below) writes a request
 naming the learner (a target ``resolve_target``
 understands), its config and a list of jobs; this process runs them in order and writes one
 result per job (``ok``, ``error`` with the traceback's tail, and the job's figures):
@@ -133,7 +133,7 @@ def _start(request: dict, base: Path, jobs: list[dict] | None = None):
     path, result, log = (base.with_name(f"{base.name}-{part}") for part in ("request.json", "result.json", "log"))
     path.write_text(json.dumps(request if jobs is None else {**request, "jobs": jobs}, indent=1, default=str))
     out = log.open("w")
-    process = subprocess.Popen([sys.executable, "-m", "learners.checker_child", str(path), str(result)],
+    process = subprocess.Popen([sys.executable, "-m", "learners.checker.child", str(path), str(result)],
                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return process, out, result, log
 
@@ -196,13 +196,13 @@ def run_killed(request: dict, base: Path, kill_after: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        print("usage: python -m learners.checker_child REQUEST.json RESULT.json", file=sys.stderr)
+        print("usage: python -m learners.checker.child REQUEST.json RESULT.json", file=sys.stderr)
         return 2
     request = json.loads(Path(args[0]).read_text())
     for entry in reversed(request.get("sys_path", [])):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    from learners.checker import resolve_target
+    from learners.checker.target import resolve_target
 
     factory = resolve_target(request["target"]).factory
     results = []

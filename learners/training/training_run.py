@@ -1,5 +1,5 @@
-"""One harness for every training run of ours: SFT (``learners.sft_train``), RL
-(``learners.rl_train``) and Absolute-Zero (``selfplay.absolute_zero``).
+"""One harness for every training run of ours: SFT (``learners.training.sft_train``), RL
+(``learners.training.rl_train``) and Absolute-Zero.
 
 A run is named by its record (``run``: what makes two runs the same run — variant, data or
 prompts, base model, settings). ``TrainingRun`` does what all three do around trl's

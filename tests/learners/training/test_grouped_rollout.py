@@ -1,4 +1,4 @@
-"""Grouped rollouts (``learners.grouped_rollout``) against trl's padded ``generate``, on the tiny
+"""Grouped rollouts (``learners.training.grouped_rollout``) against trl's padded ``generate``, on the tiny
 random-initialised Qwen2.5 (``tiny_qwen_dir``: the real architecture and 151k-token tokenizer, 2
 layers). The tiny model's words are noise; what is tested is the mechanics: the same tokens as
 ``model.generate`` where the sampling is the same (greedy), rows that stop at different lengths,
@@ -7,9 +7,10 @@ seeds that reproduce a sample whatever else is in the batch, and a GRPO step tha
 import pytest
 import torch
 
-from learners.grouped_rollout import sample_grouped, supported
 from learners.rl import rollout_prompts
-from learners.rl_train import RLSettings, build_trainer
+from learners.training.grouped_rollout import sample_grouped, supported
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import build_trainer
 
 TEXTS = ["def add(a, b):", "Write a function that sums a list of numbers and returns the total.", "x = 1"]
 

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from learners.rl import rollout_prompts
-from learners.rl_train import RLSettings, build_trainer
+from learners.training.rl_settings import RLSettings
+from learners.training.rl_train import build_trainer
 from tests.learners.test_rl import _scripted, _task_finder
 
 

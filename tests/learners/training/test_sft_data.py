@@ -4,9 +4,10 @@
 import pytest
 
 from agents import Agent
-from learners.sft import ClosedSFTLearner, SFTLearnerConfig, SFTLearnerError, base_model_path
-from learners.sft_data import collect, read_samples, to_dataset
-from learners.sft_train import SFTSettings
+from learners.parametric import SFTLearnerError, base_model_path
+from learners.sft import ClosedSFTLearner, SFTLearnerConfig
+from learners.training.sft_data import collect, read_samples, to_dataset
+from learners.training.sft_train import SFTSettings
 from tests.agents.fixed_answer import FixedAnswerModel
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.learners.newcomer_learner import NotesLearner
+from tests.learners.checker.newcomer_learner import NotesLearner
 
 
 class ReadsTestFile(NotesLearner):

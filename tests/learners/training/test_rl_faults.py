@@ -10,7 +10,8 @@ import pytest
 
 from envs.zwc.grading.failure import Failure
 from learners.rl import rollout_prompts
-from learners.rl_train import SandboxReward, build_trainer
+from learners.training.rl_reward import SandboxReward
+from learners.training.rl_train import build_trainer
 from tests.learners.test_rl import LR, _scripted, _settings, _task_finder
 
 

@@ -3,7 +3,7 @@
 One function, ``train_rl``, used in process by the RL learners (``learners/rl.py``) and,
 unchanged, under ``accelerate launch`` on many GPUs, where this module is the entry point:
 
-    accelerate launch --config_file learners/accelerate/ddp.yaml -m learners.rl_train \\
+    accelerate launch --config_file learners/accelerate/ddp.yaml -m learners.training.rl_train \\
         --prompts RUN/learner/prompts.jsonl --zwc runs/zwc-seed0 --base Qwen/Qwen3-8B \\
         --variant closed --out RUN/learner/train --model-dir RUN/model --settings settings.json
 
@@ -43,92 +43,19 @@ import hashlib
 import json
 import os
 import sys
-import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agents.learner import setting
 from agents.models.dtype import resolve_dtype
-from envs.zwc.grading.failure import Failure
-from learners.rl_trainer import make_trainer
-from learners.train_settings import TrainerSettings
-from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
+from learners.training.rl_reward import SandboxReward, closed_rollout, prompt_key
+from learners.training.rl_settings import NO_CLIP, RLSettings
 from sebench.errors import SettingError
+from learners.training.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
-
-ADVANTAGES = ("group", "binary", "task-relative")
-SCALES = ("group", "batch", "none")
-NO_CLIP = 1e9  # an epsilon no ratio reaches: clipping off
-LOSS_TYPES = ("dapo", "grpo", "bnpo", "dr_grpo")  # trl's clipped-ratio losses (where `clip` means PPO's)
-ROLLOUT_ENGINES = ("grouped", "generate")
-LR_SCHEDULERS = ("constant", "cosine")
-
-
-@dataclass
-class RLSettings(TrainerSettings):
-    """GRPO settings (the shared ones, named as in ``SFTSettings``, in ``learners.train_settings``).
-    Defaults are CPU-sized for qwen2.5-coder-0.5b (minutes on 2 cores)."""
-
-    learning_rate: float = setting(1e-5, "Optimiser learning rate (a tenth of the SFT learner's 1e-4, the official "
-                                         "scripts' RL : SFT ratio).")
-    lr_scheduler: str = setting("constant", "constant | cosine: the learning rate's schedule after warm-up (the SFT "
-                                            "learner's is cosine).")
-    save_steps: int = setting(4, "Checkpoint every N steps (resume point of a killed run).")
-    save_total_limit: int = setting(1, "Checkpoints kept on disk (a full one of a 0.5B model with Adam is ~7.5 GB).")
-    logging_steps: int = setting(1, "Log every N steps.")
-    max_steps: int = setting(8, "Optimiser steps.")
-    prompts_per_step: int = setting(2, "Distinct train tasks per optimiser step.")
-    num_generations: int = setting(4, "Completions per task (the group the baseline is taken over).")
-    steps_per_generation: int = setting(1, "Optimiser steps per rollout batch. 1 (SE-Bench's recipe: train batch = "
-                                           "mini-batch): the importance ratio stays 1, so the SFT-like estimator is "
-                                           "SFT on the passing rollouts and clipping never binds; >1: the policy "
-                                           "moves between the batch's steps (the RL log's ratio events show it).")
-    num_iterations: int = setting(1, "Passes over each rollout batch.")
-    max_completion_length: int = setting(160, "Tokens per rollout completion.")
-    temperature: float = setting(1.0, "Sampling temperature of the rollouts.")
-    advantage: str = setting("group", "group: reward - group mean (GRPO); binary: A = reward in {0, 1} (SFT-like); "
-                                      "task-relative: normalised per key (task; Absolute-Zero's TRR++).")
-    scale_rewards: str = setting("group", "group | batch | none: divide the group-centred advantage by the group / "
-                                          "batch std, or not.")
-    clip: bool = setting(True, "PPO clipping of the importance ratio at 1 +- epsilon.")
-    epsilon: float = setting(0.2, "PPO clip range (ratio within 1 +- epsilon).")
-    beta: float = setting(0.0, "KL penalty to the starting model (0: no reference model kept).")
-    loss_type: str = setting("dapo", "trl's token-level normalisation: dapo | grpo | bnpo | dr_grpo.")
-    keep_checkpoints: bool = setting(False, "A finished run deletes them: RUN/model holds the result.")
-    rollout_engine: str = setting("grouped", "grouped: each distinct prompt prefilled once, finished rows leave "
-                                             "the batch, per-row seeds (learners.grouped_rollout); generate: trl's "
-                                             "padded model.generate (the path before issue 35).")
-    use_vllm: bool = setting(False, "GPU only: rollouts with vLLM (imported by trl, lazily).")
-    vllm_mode: str = setting("colocate", "colocate | server (`trl vllm-serve` on other GPUs).")
-
-    def problems(self) -> list[str]:
-        found = super().problems() + [f"{name} must be >= 1 (got {getattr(self, name)})" for name in
-                                      ("max_steps", "prompts_per_step", "steps_per_generation", "num_iterations",
-                                       "max_completion_length") if getattr(self, name) < 1]
-        if self.num_generations < 2:  # trl's GRPOConfig refuses 1, whatever the advantage
-            found.append(f"num_generations must be >= 2 (got {self.num_generations})")
-        for name, allowed in (("loss_type", LOSS_TYPES), ("advantage", ADVANTAGES), ("scale_rewards", SCALES),
-                              ("rollout_engine", ROLLOUT_ENGINES), ("lr_scheduler", LR_SCHEDULERS)):
-            if getattr(self, name) not in allowed:
-                found.append(f"{name} must be one of {', '.join(allowed)} (got {getattr(self, name)!r})")
-        if not 0 < self.epsilon < 1:
-            found.append(f"epsilon must be in (0, 1) (got {self.epsilon})")
-        if self.beta < 0:
-            found.append(f"beta must be >= 0 (got {self.beta})")
-        if not self.temperature > 0:
-            found.append(f"temperature must be > 0 (got {self.temperature})")
-        if self.vllm_mode not in ("colocate", "server"):
-            found.append(f"vllm_mode must be colocate or server (got {self.vllm_mode!r})")
-        return found
-
-    def rollout_batch(self) -> int:
-        """Train tasks one rollout batch needs: processes x prompts_per_step x steps_per_generation
-        (fewer and trl's sampler would drop the short batch and train 0 steps, saying nothing)."""
-        return int(os.environ.get("WORLD_SIZE", "1")) * self.prompts_per_step * self.steps_per_generation
 
 
 @dataclass
@@ -162,104 +89,11 @@ class RLResult:
         return self.passed / self.completions if self.completions else 0.0
 
 
-def prompt_key(prompt: list[dict[str, str]]) -> str:
-    """A prompt (chat messages) as a dictionary key."""
-    return json.dumps(prompt, sort_keys=True)
-
-
-class SandboxReward:
-    """trl reward function: the sandbox verdict of each completion's code, 1.0 or 0.0, or None for
-    a grader fault (no signal: out of the baseline, advantage 0).
-
-    Keeps what it graded (counts per failure class, the last batch's rewards) for the log and
-    for the binary advantage, and appends one JSON line per rollout batch to ``log``."""
-
-    __name__ = "sandbox_verdict"
-
-    def __init__(self, env: ZWCEnv, tasks_by_id: dict, log: Path | None = None):
-        self.env, self.tasks_by_id, self.log = env, tasks_by_id, log
-        self.last: list[float | None] = []
-        self.last_keys: list[str] = []        # each reward's task: the task-relative advantage's groups
-        self.history: list[float] = []        # mean reward per rollout batch
-        self.completions = self.passed = self.faults = 0
-        self.failures: Counter[str] = Counter()
-        self.seconds = 0.0
-
-    def __call__(self, prompts, completions, task_id, trainer_state=None, **_: Any) -> list[float]:
-        from agents.prompts import extract_code
-
-        started = time.perf_counter()
-        texts = [c[-1]["content"] if isinstance(c, list) else c for c in completions]
-        verdicts = self.env.check_many([(self.tasks_by_id[t], extract_code(text)) for t, text in zip(task_id, texts,
-                                                                                                    strict=True)])
-        self.seconds += time.perf_counter() - started
-        self.last = [None if v.failure is Failure.SANDBOX_ERROR else 1.0 if v.passed else 0.0 for v in verdicts]
-        self.last_keys = list(task_id)
-        batch = Counter(v.failure.value for v in verdicts)
-        self.failures.update(batch)
-        passed, faults = sum(r == 1.0 for r in self.last), sum(r is None for r in self.last)
-        self.completions += len(verdicts)
-        self.passed += passed
-        self.faults += faults
-        self.history.append(round(passed / len(self.last), 4))
-        if self.log is not None and main_process():
-            step = trainer_state.global_step if trainer_state is not None else None
-            _append(self.log, {"event": "rollout", "step": step, "completions": len(verdicts), "passed": passed,
-                               "grader_faults": faults, "pass_rate": self.history[-1], "failures": dict(batch)})
-        return self.last
-
-
-def _append(path: Path, record: dict) -> None:
-    """One JSON line, flushed to disk: the log of a killed run is complete up to the kill."""
-    with path.open("a") as handle:
-        handle.write(json.dumps(record) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def closed_rollout(open_prompts: dict[str, list[dict[str, str]]]):
-    """trl ``rollout_func`` for Closed-RL: generate on the doc prompt, return the doc-less ids.
-
-    ``open_prompts`` maps each doc-less prompt (``prompt_key``) to its prompt with the docs.
-    Generation goes through the trainer's own path (transformers or vLLM), so weight syncing
-    and sampling settings are trl's."""
-
-    def rollout(prompts: list, trainer) -> dict[str, list]:
-        docs = [open_prompts[prompt_key(p)] for p in prompts]
-        open_ids, _, _ = trainer._tokenize_prompts(docs)
-        closed_ids, _, _ = trainer._tokenize_prompts(prompts)
-        completion_ids, logprobs = trainer._generate_single_turn(open_ids, None, {}, trainer.num_generations)
-        trainer.last_rollout = {"generated_on": open_ids, "trained_on": closed_ids}
-        return {"prompt_ids": closed_ids, "completion_ids": completion_ids, "logprobs": logprobs}
-
-    return rollout
-
-
-def task_relative_advantages(rewards: list[float | None], keys: list[str], eps: float = 1e-4) -> list[float]:
-    """Absolute-Zero's Task-Relative REINFORCE++: each reward minus the mean of the rewards
-    that share its key (task type and role), over that group's std (plus ``eps``). A key whose
-    rewards are all equal gives advantage 0. A reward of None (no reward: the grader failed, not
-    the policy) gets advantage 0 and stays out of its key's mean and std. Per process: under DDP
-    each rank normalises its own slice of the rollout batch."""
-    if len(rewards) != len(keys):
-        raise ValueError(f"{len(rewards)} rewards and {len(keys)} keys")
-    groups: dict[str, list[float]] = {}
-    for reward, key in zip(rewards, keys, strict=True):
-        if reward is not None:
-            groups.setdefault(key, []).append(reward)
-    stats = {}
-    for key, values in groups.items():
-        mean = sum(values) / len(values)
-        std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
-        stats[key] = (mean, std)
-    return [0.0 if r is None or stats[k][1] == 0 else (r - stats[k][0]) / (stats[k][1] + eps)
-            for r, k in zip(rewards, keys, strict=True)]
-
 
 def grpo_parts(base_model: str | Path, out_dir: Path, settings: RLSettings, importance_correction: bool):
     """What every GRPO run here shares: the fp32 policy (with evaluation's stop tokens), its
     tokenizer, trl's ``GRPOConfig`` from ``settings`` and the LoRA config (or None). Used by
-    ``build_trainer`` and by Absolute-Zero (``selfplay.absolute_zero``)."""
+    ``build_trainer`` and by Absolute-Zero."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig
@@ -297,13 +131,7 @@ def grpo_parts(base_model: str | Path, out_dir: Path, settings: RLSettings, impo
         report_to="none", disable_tqdm=True, dataloader_num_workers=0, use_vllm=settings.use_vllm,
         vllm_mode=settings.vllm_mode, vllm_importance_sampling_correction=importance_correction,
         **checkpointing(settings.gradient_checkpointing))
-    peft_config = None
-    if settings.lora:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
-                                 target_modules=settings.lora_targets, task_type="CAUSAL_LM")
-    return model, tokenizer, config, peft_config
+    return model, tokenizer, config, settings.lora_config()
 
 
 def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out_dir: str | Path,
@@ -314,6 +142,8 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     ``prompts`` rows: ``{"task_id", "prompt_open", "prompt_closed"}`` (chat messages)."""
     from datasets import Dataset
 
+    from learners.training.rl_trainer import make_trainer  # imports trl: only when a trainer is built
+
     if variant not in ("open", "closed"):
         raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
     if not prompts:
@@ -321,7 +151,7 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     needed = settings.rollout_batch()
     if len(prompts) < needed:  # trl's sampler would drop the short batch and train 0 steps, saying nothing
         raise SettingError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
-                         f"steps_per_generation) and {len(prompts)} were given; raise limit or lower those settings")
+                           f"steps_per_generation) and {len(prompts)} were given; raise limit or lower those settings")
     if len(prompts) % needed:
         print(f"warning: {len(prompts) % needed} of {len(prompts)} train tasks do not fill a rollout batch of "
               f"{needed} and are left out of each pass", file=sys.stderr)
@@ -380,7 +210,7 @@ def train_rl(prompts: list[dict], base_model: str | Path, variant: str, out_dir:
     """Train ``base_model`` with GRPO on ``prompts`` against ``env``'s verdicts and save the
     model (LoRA merged) to ``model_dir``. Resumes from the last checkpoint in ``out_dir``; a run
     that finished with the same configuration is returned, not redone; another is refused
-    (``learners.training_run``)."""
+    (``learners.training.training_run``)."""
     settings = settings or RLSettings()
     run = TrainingRun(out_dir, model_dir, run_record(prompts, base_model, variant, settings, env.usage),
                       f"{variant}-book RL run")

@@ -53,6 +53,16 @@ class TrainerSettings:
             found.append(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
         return found
 
+    def lora_config(self):
+        """peft's ``LoraConfig`` of these settings (the one place it is written for every trainer), or
+        None when ``lora`` is off: full fine-tuning. peft is imported only then."""
+        if not self.lora:
+            return None
+        from peft import LoraConfig
+
+        return LoraConfig(r=self.lora_r, lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout,
+                          target_modules=self.lora_targets, task_type="CAUSAL_LM")
+
     def __post_init__(self) -> None:
         found = self.problems()
         if found:

@@ -1,6 +1,6 @@
 """A learner as a newcomer writes it from the docs: one file, a config extending LearnerConfig,
 and the five methods of the Learner protocol. The learner checker's tests use it as the
-learner that passes (``sebench check-learner tests/learners/newcomer_learner.py:NotesLearner``)
+learner that passes (``sebench check-learner tests/learners/checker/newcomer_learner.py:NotesLearner``)
 and subclass it, one mistake each, in ``broken_learners.py``.
 
 During ``evolve`` it reads the docs of the first ``limit`` train tasks (allowed in phase

@@ -1,4 +1,4 @@
-"""The one training harness (``learners.training_run``) that SFT, RL and Absolute-Zero share: the
+"""The one training harness (``learners.training.training_run``) that SFT, RL and Absolute-Zero share: the
 finished-run check, resume, and the result file. The trainers' own runs through it are tested in
 test_sft.py, test_rl.py and tests/selfplay/test_absolute_zero.py; here, its rules one by one."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from learners.training_run import RESULT_FILE, FinishedRunMismatch, TrainingRun
+from learners.training.training_run import RESULT_FILE, FinishedRunMismatch, TrainingRun
 from sebench.errors import DataError
 
 RUN = {"variant": "closed", "base": "/models/base", "data": "0123abcd", "settings": {"max_steps": 4}}

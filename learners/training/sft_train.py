@@ -4,7 +4,7 @@ One function, ``train_sft``, used in process by the SFT learners on one device a
 under ``accelerate launch`` on many GPUs (DDP, FSDP or DeepSpeed: the config in
 ``learners/accelerate/``), where this module is the entry point:
 
-    accelerate launch --config_file learners/accelerate/fsdp.yaml -m learners.sft_train \\
+    accelerate launch --config_file learners/accelerate/fsdp.yaml -m learners.training.sft_train \\
         --data RUN/learner/trajectories.jsonl --base Qwen/Qwen3-8B --variant closed \\
         --out RUN/learner/train --model-dir RUN/model --settings settings.json
 
@@ -12,7 +12,7 @@ Loss is on the completion only (trl's prompt-completion format); full fine-tunin
 (peft, merged into the saved model so ``RUN/model`` is a plain model directory). Checkpoints
 land in ``OUT/checkpoint-N`` every ``save_steps``; a run started again on the same ``OUT``
 resumes from the last complete one, so a killed run loses at most ``save_steps`` steps, and a
-finished one is returned, not redone (``learners.training_run``, shared with RL and Absolute-Zero).
+finished one is returned, not redone (``learners.training.training_run``, shared with RL and Absolute-Zero).
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from pathlib import Path
 
 from agents.learner import setting
 from agents.models.dtype import resolve_dtype
-from learners.train_settings import TrainerSettings
-from learners.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
+from learners.training.train_settings import TrainerSettings
+from learners.training.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
 from sebench.errors import DataError, SettingError
 
 
 @dataclass
 class SFTSettings(TrainerSettings):
-    """Training settings (the shared ones in ``learners.train_settings``). Defaults are CPU-sized
+    """Training settings (the shared ones in ``learners.training.train_settings``). Defaults are CPU-sized
     for the embedded 135M model (a few minutes on 2 cores). The paper fine-tunes Qwen3-8B fully
     on GPUs; its optimiser settings are not restated here: put the values from the SE-Bench
     repository into a settings JSON for ``--settings`` (or ``--set`` on ``sebench evolve``)."""
@@ -98,7 +98,7 @@ def fitting_samples(data: str | Path, tokenizer, max_length: int,
     judged on the *open* (longer) prompt plus completion, so Open- and Closed-SFT train on
     identical responses.
     """
-    from learners.sft_data import read_samples
+    from learners.training.sft_data import read_samples
 
     samples = read_samples(data)
     if not samples:
@@ -134,7 +134,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
               role_max_length: dict[str, int] | None = None) -> TrainResult:
     """Fine-tune ``base_model`` on ``data`` (variant ``open`` or ``closed``) and save the model;
     resumes from the last checkpoint in ``out_dir``; a run that finished with the same record is
-    returned, not redone; another is refused (``learners.training_run``). ``role_max_length``
+    returned, not redone; another is refused (``learners.training.training_run``). ``role_max_length``
     budgets the samples of a role (``{"proposer": 3072}``) apart from ``settings.max_length``."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -165,12 +165,7 @@ def train_sft(data: str | Path, base_model: str | Path, variant: str, out_dir: s
     dataset, too_long = Dataset.from_list([s.as_prompt_completion(variant) for s in kept]), sum(dropped.values())
     longest = max([settings.max_length, *(role_max_length or {}).values()])  # trl cuts at this; the budgets chose
     model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
-    peft_config = None
-    if settings.lora:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
-                                 target_modules=settings.lora_targets, task_type="CAUSAL_LM")
+    peft_config = settings.lora_config()
     config = SFTConfig(
         output_dir=str(run.out_dir), max_steps=settings.max_steps if settings.max_steps > 0 else -1,
         num_train_epochs=settings.epochs, learning_rate=settings.learning_rate,
