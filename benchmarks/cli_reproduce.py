@@ -16,6 +16,7 @@ import typer
 
 
 def reproduce_command(
+    ctx: typer.Context,
     budget: str = typer.Option(..., "--budget", help="smoke (CI minutes, tiny models), cpu (about 11 hours on 2 "
                                                      "cores, qwen2.5-coder-0.5b), gpu (the paper's settings, "
                                                      "Qwen3-8B), or the path of a budget file (copy one of "
@@ -40,5 +41,5 @@ def reproduce_command(
 
     parts = parse_parts(only)  # typed errors (unknown part, bad seeds, bad budget) before any work
     zwc_seeds, trains = parse_seeds(seeds, "--seeds"), parse_seeds(train_seeds, "--train-seeds")
-    chosen = load_budget(budget)
+    chosen = load_budget(budget, ctx.find_root().command)  # the app that runs us
     raise typer.Exit(reproduce(chosen, out, parts, zwc_seeds, trains, time_it=time_it, dry_run=dry_run))

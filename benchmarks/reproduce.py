@@ -162,7 +162,7 @@ def reproduce(budget: Budget, out: Path, parts: list[str], seeds: list[int] | No
     rows = build_plan(budget, out, parts, seeds, train_seeds)
     every = build_plan(budget, out, list(PARTS), seeds, train_seeds)  # the report reads all parts' finished rows
     speed = speed_for(budget, out, console, time_it)
-    defaults = {part: command_options(command) for part, command in PARTS.items()}
+    defaults = {part: command_options(budget.commands, command) for part, command in PARTS.items()}
     estimates = {r.id: estimate(r, speed, defaults.get(r.part, {})) for r in rows}
     console.print(plan_table(budget, rows, estimates, speed))
     if dry_run:

@@ -59,6 +59,7 @@ class Budget:
     train_seeds: list[int] = field(default_factory=lambda: [0])
     zwc: dict[str, Any] = field(default_factory=dict)      # `sebench tasks build` options
     parts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    commands: Any = field(default=None, repr=False)  # the sebench click group the tables were checked against
 
 
 @dataclass
@@ -95,22 +96,20 @@ def budget_path(budget: str) -> Path:
                       f"(copy one of {BUDGETS}/*.toml)")
 
 
-def command_options(name: str) -> dict[str, Any]:
-    """The click parameters of ``sebench NAME`` by their budget key (``train_limit``)."""
-    import typer
-
-    import benchmarks.cli
-
-    group = typer.main.get_command(benchmarks.cli.app)
+def command_options(commands: Any, name: str) -> dict[str, Any]:
+    """The click parameters of ``sebench NAME`` by their budget key (``train_limit``); ``commands`` is
+    the ``sebench`` click group (the running command's root, or ``typer.main.get_command(app)``),
+    handed in so that the plan never imports the CLI that runs it."""
+    group = commands
     ctx = group.context_class(group, info_name="sebench")
     command = group.get_command(ctx, name)
     return {p.name: p for p in command.params if p.name not in ("zwc", "out", "settings", "more")}
 
 
-def _check_part(path: Path, part: str, values: Any) -> dict[str, Any]:
+def _check_part(path: Path, part: str, values: Any, commands: Any) -> dict[str, Any]:
     if not isinstance(values, dict):
         raise BudgetError(f"{path}: [{part}] must be a table of `sebench {PARTS[part]}` options, got {values!r}")
-    options = command_options(PARTS[part])
+    options = command_options(commands, PARTS[part])
     unknown = sorted(set(values) - set(options) - OWN_KEYS)
     if unknown:
         raise BudgetError(f"{path}: [{part}] {', '.join(unknown)}: not options of `sebench {PARTS[part]}`; known: "
@@ -145,8 +144,9 @@ def _ints(path: Path, key: str, value: Any) -> list[int]:
     return value
 
 
-def load_budget(budget: str | Path) -> Budget:
-    """Read and check a budget file (by name or path); ``BudgetError`` names what is wrong."""
+def load_budget(budget: str | Path, commands: Any) -> Budget:
+    """Read and check a budget file (by name or path) against ``commands``, the ``sebench`` click group
+    whose options its tables name; ``BudgetError`` names what is wrong."""
     path = budget_path(str(budget))
     try:
         data = tomllib.loads(path.read_text()) if path.suffix != ".json" else json.loads(path.read_text())
@@ -161,24 +161,21 @@ def load_budget(budget: str | Path) -> Budget:
         raise BudgetError(f"{path}: model is missing: the base model of every row (a name, a local directory, or "
                           f"{TINY}smollm2-135m for a tiny random-initialised one)")
     zwc = data.get("zwc", {})
-    tasks = {k for k in _command_options_group("tasks", "build")}
+    tasks = {k for k in _command_options_group(commands, "tasks", "build")}
     if not isinstance(zwc, dict) or set(zwc) - tasks:
         raise BudgetError(f"{path}: [zwc] holds `sebench tasks build` options ({', '.join(sorted(tasks))}); "
                           f"got {zwc!r}")
-    parts = {part: _check_part(path, part, data[part]) for part in PARTS if part in data}
+    parts = {part: _check_part(path, part, data[part], commands) for part in PARTS if part in data}
     if not parts:
         raise BudgetError(f"{path}: no part to run; give at least one of [{'], ['.join(PARTS)}]")
     return Budget(name=str(data.get("name", path.stem)), path=path, model=data["model"],
                   dtype=str(data.get("dtype", "auto")), seeds=_ints(path, "seeds", data.get("seeds", [0])),
-                  train_seeds=_ints(path, "train_seeds", data.get("train_seeds", [0])), zwc=zwc, parts=parts)
+                  train_seeds=_ints(path, "train_seeds", data.get("train_seeds", [0])), zwc=zwc, parts=parts,
+                  commands=commands)
 
 
-def _command_options_group(group: str, name: str) -> set[str]:
-    import typer
-
-    import benchmarks.cli
-
-    top = typer.main.get_command(benchmarks.cli.app)
+def _command_options_group(commands: Any, group: str, name: str) -> set[str]:
+    top = commands
     ctx = top.context_class(top, info_name="sebench")
     sub = top.get_command(ctx, group)
     command = sub.get_command(sub.context_class(sub, info_name=group, parent=ctx), name)
@@ -286,7 +283,7 @@ def build_plan(budget: Budget, out: Path, parts: list[str], seeds: list[int] | N
         if part not in budget.parts:
             continue
         options = dict(budget.parts[part])
-        known = command_options(PARTS[part])
+        known = command_options(budget.commands, PARTS[part])
         model = model_name(budget, out, options.pop("model", None))
         head = {"model": model, "dtype": options.pop("dtype", budget.dtype)}
         learners = _learners(part, options)

@@ -29,7 +29,6 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import Agent
-from sebench.version import code_version
 from agents.models import load_model
 from agents.models.dtype import cpu_has_bf16, resolve_dtype
 from agents.models.embedded import embedded_directory
@@ -37,6 +36,7 @@ from agents.prompts import first_prompt
 from envs.zwc import ZWCEnv
 from learners.training.sft_data import collect
 from learners.training.sft_train import SFTSettings
+from sebench.version import code_version
 
 DTYPES = ("float32", "bfloat16")
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -51,8 +50,8 @@ from typing import TYPE_CHECKING
 from agents.models.dtype import resolve_dtype
 from learners.training.rl_reward import SandboxReward, closed_rollout, prompt_key
 from learners.training.rl_settings import NO_CLIP, RLSettings
-from sebench.errors import SettingError
 from learners.training.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
+from sebench.errors import SettingError
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv

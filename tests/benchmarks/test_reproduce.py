@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
@@ -31,6 +32,7 @@ from tests.test_readme import check_sebench
 
 pytestmark = pytest.mark.xdist_group("reproduce")  # one worker runs the smoke budget once
 ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = typer.main.get_command(app)  # the sebench click group the budgets' tables name
 
 
 def _reproduce(out: Path, *more: str) -> tuple[subprocess.CompletedProcess, float]:
@@ -113,7 +115,7 @@ def test_every_command_of_the_gpu_budget_parses_and_its_settings_build_learners(
     from benchmarks.selfplay_compare import learner_settings
     from learners import make
 
-    budget = load_budget("gpu")
+    budget = load_budget("gpu", COMMANDS)
     rows = build_plan(budget, tmp_path, list(PARTS), [0, 1], [0, 1])
     assert {r.part for r in rows} == {"zwc", *PARTS}
     assert sorted(r.learners[0] for r in rows if r.part == "rl" and r.out.parent.name == "zwc0-train0") == \
@@ -145,7 +147,7 @@ def test_every_command_of_the_gpu_budget_parses_and_its_settings_build_learners(
 
 
 def test_training_seeds_reach_every_trained_row_and_untrained_parts_run_once_per_build(tmp_path):
-    rows = build_plan(load_budget("smoke"), tmp_path, list(PARTS), [3], [0, 5])
+    rows = build_plan(load_budget("smoke", COMMANDS), tmp_path, list(PARTS), [3], [0, 5])
     by_part = {part: [r for r in rows if r.part == part] for part in PARTS}
     assert [r.out.name for r in by_part["validate"]] == ["zwc3"] and len(by_part["memory"]) == 1
     for part in ("sft", "rl", "selfplay"):
@@ -158,12 +160,12 @@ def test_training_seeds_reach_every_trained_row_and_untrained_parts_run_once_per
 def test_the_estimate_grows_with_the_work_and_is_none_without_a_speed(tmp_path):
     from benchmarks.reproduce_budget import command_options
 
-    budget = load_budget("cpu")
+    budget = load_budget("cpu", COMMANDS)
     [small] = [r for r in build_plan(budget, tmp_path, ["rl"]) if r.learners == ["closed-rl"]]
     big = build_plan(budget, tmp_path, ["rl"])[-1]
     big.options = {**small.options, "steps": 40}
     big.learners = small.learners
-    defaults = command_options("rl-compare")
+    defaults = command_options(COMMANDS, "rl-compare")
     speed = {"tokens_per_second": 20.0, "process_seconds": 10.0}
     assert estimate(big, speed, defaults) > estimate(small, speed, defaults) > 0
     assert estimate(small, {"error": "no model"}, defaults) is None
@@ -174,18 +176,18 @@ def test_bad_budgets_and_unknown_parts_are_named_errors(tmp_path):
     bad.write_text('model = "smollm2-135m"\n[rl]\ntrain_limt = 8\n')
     with pytest.raises(BudgetError, match=r"\[rl\] train_limt: not options of `sebench rl-compare`; known: .*"
                                           r"train_limit"):
-        load_budget(bad)
+        load_budget(bad, COMMANDS)
     bad.write_text('model = "smollm2-135m"\nseeds = 0\n[sft]\n')
     with pytest.raises(BudgetError, match="seeds must be a non-empty list of integers"):
-        load_budget(bad)
+        load_budget(bad, COMMANDS)
     bad.write_text("model = \n")
     with pytest.raises(BudgetError, match="not valid TOML"):
-        load_budget(bad)
+        load_budget(bad, COMMANDS)
     bad.write_text('[sft]\nsteps = 2\n')
     with pytest.raises(BudgetError, match="model is missing"):
-        load_budget(bad)
+        load_budget(bad, COMMANDS)
     with pytest.raises(BudgetError, match="no such budget; give one of cpu, gpu, smoke"):
-        load_budget("laptop")
+        load_budget("laptop", COMMANDS)
     with pytest.raises(UnknownPartError, match="known parts: validate, memory, sft, rl, selfplay"):
         parse_parts("sft,ppo")
     assert parse_parts("rl,sft") == ["sft", "rl"]
@@ -208,7 +210,7 @@ def test_the_dry_run_prints_the_plan_with_each_command(tmp_path):
 
 
 def test_a_learner_row_takes_its_own_options_and_bad_ones_are_named(tmp_path):
-    rows = {r.learners[0]: r for r in build_plan(load_budget("cpu"), tmp_path, ["rl"]) if r.part == "rl"}
+    rows = {r.learners[0]: r for r in build_plan(load_budget("cpu", COMMANDS), tmp_path, ["rl"]) if r.part == "rl"}
     steps = {name: row.args[row.args.index("--steps") + 1] for name, row in rows.items()}
     assert steps == {"closed-rl": "10", "closed-rl@sft-like": "6", "closed-rl@sft-like+clip": "6"}
     assert rows["closed-rl@sft-like"].options["steps"] == 6 and "by_learner" not in rows["closed-rl"].options
@@ -222,4 +224,4 @@ def test_a_learner_row_takes_its_own_options_and_bad_ones_are_named(tmp_path):
                         ('per_learner = true\n[rl.by_learner."closed-rl"]\nlearners = "x"\n', "learners: not options")):
         bad.write_text(head + body)
         with pytest.raises(BudgetError, match=words):
-            load_budget(bad)
+            load_budget(bad, COMMANDS)
