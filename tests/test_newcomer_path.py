@@ -3,7 +3,7 @@ backend and a model backend, each one file plus one entry-point line of an insta
 ``.dist-info`` on ``sys.path``, what pip writes), are found by their registries in this process
 at once (the registries cache nothing) and pass their checkers.
 
-The learner is tests/learners/newcomer_learner.py as its author would ship it; the learner
+The learner is tests/learners/checker/newcomer_learner.py as its author would ship it; the learner
 checker's run on that same file (``sebench check-learner``, minutes) is
 tests/learners/test_checker.py::test_a_newcomers_learner_from_a_file_passes_every_check, not
 repeated here. The memory backend is a store of a few lines over ours; the model backend the
@@ -19,7 +19,7 @@ import pytest
 from tests.benchmarks.test_extension_points import MODEL as ACME_MODEL
 from tests.packaging import install
 
-LEARNER = Path(__file__).parent / "learners" / "newcomer_learner.py"
+LEARNER = Path(__file__).parent / "learners" / "checker" / "newcomer_learner.py"
 STORE = '''
 from memory.inmemory import InMemoryStore
 
