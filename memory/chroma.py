@@ -86,7 +86,14 @@ class ChromaStore:
         return None  # PersistentClient writes through
 
     def close(self) -> None:
+        """Let go of chromadb's client. chromadb keeps one open database per path for the whole
+        process until its last client closes; a store left open would keep answering for that path
+        after the directory is deleted, and a new store made there would fail to write ("readonly
+        database"). Idempotent; reopen by making a new store on the same path."""
         self.persist()
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
 
 def _where(where: Metadata | None) -> dict | None:

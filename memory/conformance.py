@@ -11,8 +11,9 @@ store that keeps nothing on disk may ignore it). Every check gets its own store 
 protocol, add-get, generated-ids, search (top-k by cosine, best first), vector-query, where
 (equality filters), upsert, update (re-embeds only when the text changes), given-embeddings,
 delete, bad-input (``MemoryStoreError``, nothing written), persist (``persist`` + ``close``, then
-the same path read back here and in a fresh process; skipped for a store that keeps nothing,
-unless ``persistent=True``). Backends are found by name in ``memory.registry``; ``tests/memory`` runs every one of ours.
+the same path read back here and in a fresh process, then deleted and a new store made there;
+skipped for a store that keeps nothing, unless ``persistent=True``). Backends are found by name in
+``memory.registry``; ``tests/memory`` runs every one of ours.
 """
 
 from __future__ import annotations
@@ -432,8 +433,26 @@ class _StoreChecks:
         problems = self._read_back(again, count, "in this process")
         if not problems:
             problems += self._fresh_process()
+        if not problems:
+            problems += self._made_again_after_delete(again)
         where = "here and in a fresh process" if self.report.details.get("fresh_process") else "here"
-        return problems, f"persist() + close(), then the same path read back {where}"
+        return problems, f"persist() + close(), then the same path read back {where}; deleted, then made anew there"
+
+    def _made_again_after_delete(self, store: Any) -> list[str]:
+        """A closed store's directory deleted and a new store made on the same path, in this process
+        (a rerun into a cleaned results folder): the new store must write, not find the old one's
+        handles still open (chromadb keeps one database per path until its client is closed)."""
+        self.step = "store.close() of the reopened store"
+        store.close()
+        shutil.rmtree(self.work / "persist")  # everything the store wrote, whatever it named after its path
+        self.step = "factory(same path, embedder) after close() and deleting the path, then add(1 item)"
+        anew = self.factory(self.path("persist"), self.embedder)
+        self.stores.append(anew)
+        anew.add(TEXTS[:1], METAS[:1], ids=IDS[:1])
+        if len(anew) != 1:
+            return [f"a store made on a deleted store's path holds {len(anew)} items after add(1 item): close() must "
+                    "let go of every handle on the path (files, connections, per-path caches)"]
+        return []
 
     def _read_back(self, store: Any, count: int, where: str) -> list[str]:
         if count != 4:

@@ -38,10 +38,21 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-@cache
 def cpu_has_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
     """True when the CPU has AMX-BF16 or AVX-512-BF16: read from the kernel's CPU flags, or from
-    torch's own probe where there is no /proc/cpuinfo (other operating systems)."""
+    torch's own probe where there is no /proc/cpuinfo (other operating systems). Only the
+    machine's own answer is cached: a file passed in is read every time (its contents may change)."""
+    if cpuinfo == "/proc/cpuinfo":
+        return _this_cpu_has_bf16()
+    return _flags_have_bf16(cpuinfo)
+
+
+@cache
+def _this_cpu_has_bf16() -> bool:
+    return _flags_have_bf16("/proc/cpuinfo")
+
+
+def _flags_have_bf16(cpuinfo: str) -> bool:
     path = Path(cpuinfo)
     if path.is_file():
         for line in path.read_text(errors="replace").splitlines():

@@ -47,3 +47,12 @@ def test_the_dtype_reaches_the_weights_and_keys_the_cache(tiny_dir, monkeypatch)
     assert registry.load("smollm2-135m", dtype=other) is forced
     [[a]] = forced.generate([[{"role": "user", "content": "Name a colour."}]], max_tokens=6)
     assert a.tokens >= 1
+
+
+def test_a_cpuinfo_file_is_read_again_each_time(tmp_path):
+    """Only the machine's own answer is cached: the same path with new contents gives the new answer."""
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("flags\t\t: fpu avx512_bf16\n")
+    assert cpu_has_bf16(str(cpuinfo)) is True
+    cpuinfo.write_text("flags\t\t: fpu avx2\n")
+    assert cpu_has_bf16(str(cpuinfo)) is False
