@@ -67,7 +67,7 @@ bench: $(STAMP)
 # of ours: tests/learners/checker/test_checker.py, on the tiny model; this also runs third-party ones installed here)
 check-learners: $(STAMP)
 	mkdir -p .bench/check-learner
-	failed=""; for name in $$($(BIN)/python -c "import learners; print(' '.join(sorted(learners.REGISTRY)))"); do \
+	failed=""; for name in $$($(BIN)/python -c "from learners.registry import registry; print(' '.join(sorted(registry())))"); do \
 		$(BIN)/sebench check-learner $$name --model smollm2-135m --max-tokens 32 --json .bench/check-learner/$$name.json \
 		|| failed="$$failed $$name"; done; \
 	test -z "$$failed" || { echo "check-learner failed for:$$failed"; exit 1; }

@@ -26,7 +26,7 @@ from agents.learner import EvolveReport, Learner, set_limit
 from agents.models import DEFAULT_MODEL, Model
 from agents.models.dtype import check_dtype, resolve_dtype
 from agents.models.local_model import LocalModel, check_engine, fast_engine
-from agents.models.registry import REGISTRY, ModelRegistry, load_model, release_model
+from agents.models.registry import ModelRegistry, default_registry, load_model, release_model
 from agents.presets import preset as get_preset
 from agents.prompts import extract_code, extract_search, feedback, first_prompt
 from agents.seeding import DEFAULT_SEED, derive_seed
@@ -34,6 +34,7 @@ from agents.thinking import TRUNCATED_THINKING, split_thinking
 from agents.trajectory import Trajectory
 from envs.zwc import Observation, Task, Verdict
 from envs.zwc.grading.failure import Failure
+from sebench.errors import SettingError
 
 if TYPE_CHECKING:
     from agents.evaluate import EvalReport
@@ -87,14 +88,14 @@ class Agent:
                  dtype: str = "auto", seed: int = DEFAULT_SEED, engine: str = "auto", preset: str = "cpu",
                  registry: ModelRegistry | None = None):
         if max_turns < 1 or max_searches < 0 or concurrency < 1:
-            raise ValueError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
+            raise SettingError(f"need max_turns >= 1 (got {max_turns}), max_searches >= 0 (got {max_searches}), "
                              f"concurrency >= 1 (got {concurrency})")
         self.model_spec, self.dtype, self.engine = model, check_dtype(dtype), check_engine(engine)
         chosen = get_preset(preset)
         self.preset = chosen.name
         temperature = chosen.temperature if temperature is None else float(temperature)
         if temperature < 0:
-            raise ValueError(f"temperature must be >= 0 (0 decodes greedily), got {temperature}")
+            raise SettingError(f"temperature must be >= 0 (0 decodes greedily), got {temperature}")
         self._model: Model | None = model if not isinstance(model, str) else None
         self._loaded = False  # whether self._model came from load_model (then close() gives it back)
         self._reload: str | None = None  # where an unloaded model's weights are (unload_model)
@@ -154,11 +155,11 @@ class Agent:
 
     def _load(self, name: str, **kwargs: Any) -> Model:
         """``name`` from this agent's registry, else the process's (``load_model``, looked up at
-        each call: the learner checker wraps it to record what a learner loads)."""
+        each call)."""
         return load_model(name, **kwargs) if self.registry is None else self.registry.load(name, **kwargs)
 
     def _has_local_weights(self, spec: str) -> bool:
-        return (REGISTRY if self.registry is None else self.registry).has_local_weights(spec)
+        return (default_registry() if self.registry is None else self.registry).has_local_weights(spec)
 
     def __enter__(self) -> Agent:
         return self

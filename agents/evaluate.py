@@ -27,6 +27,7 @@ from agents.eval_config import ResultsExistError, check_resume, eval_config, rec
 from agents.learner import AgentLike, evaluation_session
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
+from sebench.errors import SettingError
 from sebench.jsonl import cut_torn_tail
 from sebench.version import code_version
 
@@ -129,7 +130,7 @@ def evaluate(agent: AgentLike, env: ZWCEnv, split: str = "single_test", n: int =
     ``functions`` (NumPy names as in ``selected_functions``) keeps only the tasks that use
     nothing else: e.g. the functions a learner trained on."""
     if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise SettingError(f"n must be >= 1, got {n}")
     tasks = env.tasks(split)
     if functions is not None:
         wanted = set(functions)

@@ -17,7 +17,8 @@ from rich.table import Table
 from benchmarks import cli_checks as check
 from benchmarks import cli_options as opt
 from benchmarks.cli_options import DEFAULT_MODEL, PRESET_HELP, Dtype, Engine, Preset, Usage
-from benchmarks.cli_shared import console, evaluation_tables, load_env, parse_overrides
+from benchmarks.cli_shared import console, evaluation_tables, evolve_checked, load_env
+from sebench.errors import SettingError
 
 
 class _OneLineErrors(typer.core.TyperGroup):
@@ -58,7 +59,7 @@ def zwc_build(
     from envs.zwc.library.names import Mapping
 
     if (seed is None) == (official is None):
-        raise typer.BadParameter("give exactly one of --seed N or --official API_DOC")
+        raise SettingError("give exactly one of --seed N or --official API_DOC")
     try:
         with console.status("building ZWC…"):
             if official == "v1":
@@ -97,7 +98,7 @@ def zwc_check(
 
     tasks = read_tasks(task_file)
     if not 0 <= index < len(tasks):
-        raise typer.BadParameter(f"--index {index}: {task_file} has {len(tasks)} tasks")
+        raise SettingError(f"--index {index}: {task_file} has {len(tasks)} tasks")
     with ZWCEnv.load(zwc, workers=1) as env:
         verdict = env.check(tasks[index], code.read_text(), mode=mode)  # type: ignore[arg-type]
     colour = "green" if verdict.passed else "red"
@@ -128,9 +129,9 @@ def tasks_build(
     from memory.embed import EmbedderUnavailable
 
     if per_function is not None and per_function < 1:
-        raise typer.BadParameter("--per-function must be at least 1")
+        raise SettingError("--per-function must be at least 1")
     if multi < 0:
-        raise typer.BadParameter("--multi must be >= 0")
+        raise SettingError("--multi must be >= 0")
     try:  # the near-duplicate check of split hygiene embeds queries with the memory's embedder
         embed = Embedder().embed
     except EmbedderUnavailable as exc:
@@ -342,22 +343,14 @@ def evolve_command(
     usage: Usage = opt.usage_option(),
 ) -> None:
     """The learner's training phase; its state lands in OUT/learner, its report in OUT/report.json."""
-    from benchmarks.runs import evolve_run
-
     check.limit(limit, "the first N train tasks")
     check.counts(max_tokens=max_tokens)
     check.model(model)
     check.helper_model(gather_model, "--gather-model")
     check.learners([learner], "--learner")
     config = {k: v for k, v in (("limit", limit), ("gather_model", gather_model)) if v is not None}
-    config.update(parse_overrides(settings))
-    check.settings(learner, config)
-    env = load_env(zwc, usage)
-    try:
-        agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
+    agent, report = evolve_checked(zwc, learner, out, config, settings, model=model, max_tokens=max_tokens,
                                    dtype=dtype, usage=usage)
-    finally:  # nothing collected, checkpoints of other settings: one line
-        env.close()
     table = Table(title=f"evolve: {learner} with {model}")
     table.add_column("what")
     table.add_column("value", justify="right")

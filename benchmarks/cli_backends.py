@@ -66,11 +66,12 @@ def check_backend_command(
     else:
         from agents.models.conformance import check_model
         from agents.models.errors import ModelError
-        from agents.models.registry import REGISTRY
+        from agents.models.registry import default_registry
+        models = default_registry()
 
         model: Any = target
         try:
-            if _OBJECT.match(target) and REGISTRY.find(target) is None:
+            if _OBJECT.match(target) and models.find(target) is None:
                 model = _resolve_object(target, "a model name, a model directory, vllm:<model> or openai:<url>#<model>")
             elif engine != "transformers":
                 from agents.models import load_model
@@ -101,7 +102,8 @@ def backends_command() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from agents.models.registry import REGISTRY
+    from agents.models.registry import default_registry
+    models = default_registry()
     from memory import registry
 
     table = Table(title="backends (entry-point groups sebench.memory and sebench.models)")
@@ -109,7 +111,7 @@ def backends_command() -> None:
         table.add_column(col, overflow="fold")
     for name, plugin in registry.backends().items():
         table.add_row("memory", name, plugin.origin)
-    for entry in REGISTRY.entries():
+    for entry in models.entries():
         table.add_row("model", entry.name + ("<…>" if entry.prefix else ""), entry.origin)
     table.caption = "a model directory needs no entry; check any of them with sebench check-backend memory|model NAME"
     Console().print(table)

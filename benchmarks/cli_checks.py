@@ -52,11 +52,12 @@ def model(spec: str | None, option: str = "--model") -> None:
     nothing is loaded."""
     if spec is None:
         return
-    from agents.models.registry import REGISTRY
+    from agents.models.registry import default_registry
+    models = default_registry()
 
-    if Path(spec).is_dir() or REGISTRY.find(spec) is not None:
+    if Path(spec).is_dir() or models.find(spec) is not None:
         return
-    known = ", ".join(e.name + ("<…>" if e.prefix else "") for e in REGISTRY.entries())
+    known = ", ".join(e.name + ("<…>" if e.prefix else "") for e in models.entries())
     raise SettingError(f"{option} {spec!r}: unknown model; use one of {known}, or a model directory "
                        "(`sebench backends` lists them)")
 
@@ -76,14 +77,16 @@ def helper_model(spec: str | None, option: str) -> None:
 
 def learners(names: Iterable[str], option: str = "--learners") -> None:
     """Every name is a registered learner (the registry's error lists the known ones)."""
-    from learners.registry import REGISTRY, LearnerRegistryError
+    from learners.registry import LearnerRegistryError
+    from learners.registry import registry as learner_registry
+    known = learner_registry()
 
     names = list(names)
     if not names:
-        raise SettingError(f"{option}: no learner named; e.g. {option} {','.join(list(REGISTRY)[:2])}")
+        raise SettingError(f"{option}: no learner named; e.g. {option} {','.join(list(known)[:2])}")
     for name in names:
         try:
-            REGISTRY[name]  # noqa: B018 - the lookup is the check
+            known[name]  # noqa: B018 - the lookup is the check
         except LearnerRegistryError as exc:
             raise SettingError(f"{option}: {exc}") from None
 
@@ -91,9 +94,11 @@ def learners(names: Iterable[str], option: str = "--learners") -> None:
 def settings(learner: str, values: dict[str, Any]) -> None:
     """``values`` are ``learner``'s settings: keys it knows, values of the types its settings take,
     and whatever its own config checks (the learner is built, not run: nothing is written)."""
-    from learners.registry import REGISTRY, config_class, make
+    from learners.registry import config_class, make
+    from learners.registry import registry as learner_registry
+    known = learner_registry()
 
-    declared = config_class(REGISTRY[learner])
+    declared = config_class(known[learner])
     if declared is not None:
         _check_types(learner, declared, values)
     make(learner, **values)

@@ -11,31 +11,34 @@ from rich.table import Table
 
 
 def learners_table() -> Table:
-    from learners.registry import REGISTRY
+    from learners.registry import registry as learner_registry
+    known = learner_registry()
 
     table = Table(title="learners (entry-point group sebench.learners)")
     for col in ("name", "kind", "where", "what"):
         table.add_column(col)
-    for name in REGISTRY:
-        factory = REGISTRY[name]
+    for name in known:
+        factory = known[name]
         kind = "weights" if getattr(factory, "parametric", False) else "memory / none"
         summary = " ".join((inspect.getdoc(factory) or "").split("\n\n")[0].split())
-        table.add_row(name, kind, REGISTRY.target(name), summary)
+        table.add_row(name, kind, known.target(name), summary)
     return table
 
 
 def settings_table(name: str) -> Table:
     """A learner's settings: its config dataclass's fields (nested trainer settings flattened)."""
     from agents.learner import config_help
-    from learners.registry import REGISTRY, config_class
+    from learners.registry import config_class
+    from learners.registry import registry as learner_registry
+    known = learner_registry()
 
-    factory = REGISTRY[name]
+    factory = known[name]
     config = config_class(factory)
     table = Table(title=f"{name}: settings (sebench evolve --learner {name} --set KEY=VALUE)")
     for col in ("setting", "default", "help"):
         table.add_column(col, overflow="fold")
     if config is None:
-        table.caption = f"{REGISTRY.target(name)} declares no config dataclass (config_class)"
+        table.caption = f"{known.target(name)} declares no config dataclass (config_class)"
         return table
     for row in config_help(config):
         table.add_row(row.name, repr(row.default), row.help)

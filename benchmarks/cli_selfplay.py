@@ -22,7 +22,7 @@ from rich.table import Table
 from benchmarks import cli_checks as check
 from benchmarks import cli_options as opt
 from benchmarks.cli_options import Dtype, Usage
-from benchmarks.cli_shared import load_env, parse_overrides, split_names
+from benchmarks.cli_shared import evolve_checked, load_env, parse_overrides, split_names
 from sebench.errors import SettingError
 
 
@@ -48,8 +48,6 @@ def selfplay_command(
 ) -> None:
     """Rounds of propose -> validate -> solve -> train (SFT, or GRPO for absolute-zero), resumable; per-round
     figures and a plot."""
-    from benchmarks.runs import evolve_run
-
     check.limit(limit, "the first N train tasks")
     check.counts(rounds=rounds, max_tokens=max_tokens)
     check.model(model)
@@ -58,14 +56,8 @@ def selfplay_command(
     config = {"rounds": rounds, "state_dir": str(out), **{k: v for k, v in (("limit", limit),
                                                                            ("proposer_model", proposer_model))
                                                           if v is not None}}
-    config.update(parse_overrides(settings))
-    check.settings(learner, config)
-    env = load_env(zwc, usage)
-    try:
-        agent, report = evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens,
+    agent, report = evolve_checked(zwc, learner, out, config, settings, model=model, max_tokens=max_tokens,
                                    dtype=dtype, usage=usage)
-    finally:  # a SebenchError (bad setting, nothing to train on, a state of other settings) is one line
-        env.close()
     console = Console()
     console.print(rounds_table(Path(config["state_dir"]), f"self-play: {learner} with {model}"))
     for warning in report.details.get("warnings", []):
@@ -94,10 +86,12 @@ def rounds_table(run_dir: Path, title: str) -> Table:
 
 def require_selfplay_learner(name: str) -> None:
     """A learner whose settings have ``rounds`` (a named error otherwise, listing the self-play ones)."""
-    from learners.registry import REGISTRY, LearnerRegistryError, config_class
+    from learners.registry import LearnerRegistryError, config_class
+    from learners.registry import registry as learner_registry
+    known = learner_registry()
 
     def rounds_of(learner: str) -> bool:
-        config = config_class(REGISTRY[learner])
+        config = config_class(known[learner])
         return config is not None and "rounds" in {f.name for f in fields(config)}
 
     try:
@@ -105,7 +99,7 @@ def require_selfplay_learner(name: str) -> None:
             return
     except LearnerRegistryError as exc:
         raise SettingError(f"--learner: {exc}") from None
-    selfplay = [n for n in REGISTRY if rounds_of(n)]
+    selfplay = [n for n in known if rounds_of(n)]
     raise SettingError(f"--learner {name!r} is not a self-play learner (its settings have no rounds); self-play "
                        f"learners: {', '.join(selfplay)}; train it with `sebench evolve --learner {name}`")
 

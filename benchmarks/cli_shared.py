@@ -35,6 +35,24 @@ def parse_overrides(pairs: list[str]) -> dict:
     return values
 
 
+def evolve_checked(zwc: Path, learner: str, out: Path, config: dict, settings: list[str], *, model: str,
+                   max_tokens: int, dtype: str, usage: Usage):
+    """``sebench evolve`` and ``sebench selfplay``'s run: the ``--set`` pairs over ``config``, checked
+    as the learner's settings before the build is opened, then one ``evolve_run`` (the build closed
+    however it ends: a SebenchError, such as nothing to train on, stays one line)."""
+    from benchmarks import cli_checks as check
+    from benchmarks.runs import evolve_run
+
+    config.update(parse_overrides(settings))
+    check.settings(learner, config)
+    env = load_env(zwc, usage)
+    try:
+        return evolve_run(env, learner, out, model=model, settings=config, max_tokens=max_tokens, dtype=dtype,
+                          usage=usage)
+    finally:
+        env.close()
+
+
 def split_names(names: str) -> list[str]:
     """``--learners a, b,,c`` -> ``['a', 'b', 'c']``."""
     return [n.strip() for n in names.split(",") if n.strip()]

@@ -33,10 +33,11 @@ def base_model_path(model) -> Path:
     """The local weights behind a model: a backend with ``.path``, or a name, resolved without
     loading it (an embedded model, a directory, ``vllm:<directory>``). SFT needs them."""
     if isinstance(model, str | Path):
-        from agents.models.registry import REGISTRY
+        from agents.models.registry import default_registry
+        models = default_registry()
 
         name = str(model)
-        path = REGISTRY.weights_directory(name)
+        path = models.weights_directory(name)
     else:
         name, path = model.name, getattr(model, "path", None)
     if path is None or not (Path(path) / "config.json").is_file():

@@ -42,13 +42,10 @@ def registry(extra: dict[str, Callable[..., Learner]] | None = None) -> EntryPoi
                                          "(or `make setup`)")
 
 
-REGISTRY = registry()  # holds no state: every lookup reads the installed entry points anew
-
-
 def make(name: str, **config: Any) -> Learner:
     """A learner by registered name; unknown names list the known ones, an unknown setting names
     the learner's own (``SettingError``)."""
-    factory = REGISTRY[name]
+    factory = registry()[name]
     try:
         return factory(**config)
     except TypeError as exc:  # a config dataclass refusing a keyword: the user's setting, not a bug

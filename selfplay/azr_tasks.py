@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from agents.prompts import extract_code, first_prompt
 from envs.zwc import Failure, Task, TestCase, parse_printed, values_equal
+from sebench.errors import SettingError
 from selfplay.proposal import ENTRY, _entry, _one_input, _parameters, _Unusable
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class Graded:
 def make_task(env: ZWCEnv, kind: str, task: Task, case: int = 0, docs_chars: int | None = 1200) -> SolverTask:
     """The solver task of ``kind`` from the validated program ``task``, showing test case ``case``."""
     if kind not in TASK_TYPES:
-        raise ValueError(f"unknown task type {kind!r}; one of {', '.join(TASK_TYPES)}")
+        raise SettingError(f"unknown task type {kind!r}; one of {', '.join(TASK_TYPES)}")
     if not task.reference:
         raise ValueError(f"task {task.task_id} has no program (reference) to make a {kind} task of")
     if task.is_official:  # graded against right_exe_result by the official rule: recorded outputs first

@@ -151,7 +151,7 @@ class RoundLog:
 def plot_rounds(records: Sequence[RoundRecord], path: str | Path, title: str = "self-play") -> Path:
     """Accepted tasks, solve rate and learnability per round, as one PNG (matplotlib, Agg)."""
     if not records:
-        raise ValueError("no rounds to plot")
+        raise DataError("no rounds to plot")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -156,7 +156,7 @@ class Proposer:
         """``count`` prompts, each with its own sampled functions, example and references
         (deterministic for a seed and round)."""
         if count < 0:
-            raise ValueError(f"count ({count}) must be >= 0")
+            raise SettingError(f"count ({count}) must be >= 0")
         rng = random.Random(f"{self.config.seed}-propose-{round}")
         shown = [(t, r) for t in references if (r := _rendered(t, self.config.min_inputs)) is not None]
         return [self._request(rng, shown) for _ in range(count)]

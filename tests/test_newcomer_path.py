@@ -52,9 +52,9 @@ def newcomer(tmp_path_factory):
 
 
 def test_a_newcomers_learner_is_found_by_the_learner_registry(newcomer):
-    from learners.registry import REGISTRY, make
+    from learners.registry import make, registry
 
-    assert "newcomer-notes" in REGISTRY and REGISTRY.target("newcomer-notes") == "newcomer_pkg.learner:NotesLearner"
+    assert "newcomer-notes" in registry() and registry().target("newcomer-notes") == "newcomer_pkg.learner:NotesLearner"
     learner = make("newcomer-notes", limit=2)
     assert learner.name == "notes" and learner.config.limit == 2
 
@@ -70,8 +70,8 @@ def test_a_newcomers_memory_backend_is_found_and_passes_check_store(newcomer, tm
 
 def test_a_newcomers_model_backend_is_found_and_passes_check_model(newcomer, tiny_qwen_dir):
     from agents.models.conformance import check_model
-    from agents.models.registry import REGISTRY
+    from agents.models.registry import default_registry
 
-    assert any(e.name == "newcomer:" and "newcomer-pkg" in e.origin for e in REGISTRY.entries())
+    assert any(e.name == "newcomer:" and "newcomer-pkg" in e.origin for e in default_registry().entries())
     report = check_model(f"newcomer:{tiny_qwen_dir}")
     assert report.passed, "\n".join(report.lines())

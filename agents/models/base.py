@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from sebench.errors import SettingError
+
 Messages = list[dict[str, str]]
 
 
@@ -47,11 +49,11 @@ def check_generate_args(prompts: list[Messages], n: int, temperature: float, max
             if not isinstance(message, dict) or "role" not in message or "content" not in message:
                 raise ValueError(f"each message needs 'role' and 'content', got {message!r}")
     if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise SettingError(f"n must be >= 1, got {n}")
     if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
+        raise SettingError(f"temperature must be >= 0, got {temperature}")
     if max_tokens < 1:
-        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        raise SettingError(f"max_tokens must be >= 1, got {max_tokens}")
 
 
 def cut_at_stop(text: str, stop: list[str] | None) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 
 from agents.models.base import FINISH_REASONS, Completion, Model
 from sebench.check_report import ConformanceReport
+from sebench.errors import SettingError
 
 CHECKS = ("protocol", "shapes", "max-tokens", "finish-reason", "prompt-tokens", "stop", "greedy",
           "batch-invariance", "sampling", "bad-arguments")
@@ -53,7 +54,7 @@ def check_model(model: Any, *, max_tokens: int = 16, batch_invariant: bool = Tru
     """
     started = time.perf_counter()
     if max_tokens < 12:
-        raise ValueError(f"max_tokens must be >= 12 (the stop check needs an answer to cut), got {max_tokens}")
+        raise SettingError(f"max_tokens must be >= 12 (the stop check needs an answer to cut), got {max_tokens}")
     if isinstance(model, str):
         from agents.models.registry import load_model
 

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from agents.models.errors import ModelUnavailableError
+from sebench.errors import SettingError
 
 QUANTIZATIONS = ("int8", "float32")
 CHUNK = 1 << 22
@@ -126,7 +127,7 @@ def converted_directory(model_dir: str | Path, quantization: str) -> Path:
             model (an architecture it does not support); the message says which.
     """
     if quantization not in QUANTIZATIONS:
-        raise ValueError(f"quantization {quantization!r} is not one of {', '.join(QUANTIZATIONS)}")
+        raise SettingError(f"quantization {quantization!r} is not one of {', '.join(QUANTIZATIONS)}")
     model_dir = Path(model_dir)
     if not (model_dir / "config.json").is_file():
         raise ModelUnavailableError(f"{model_dir}: not a model directory (no config.json)")

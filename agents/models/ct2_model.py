@@ -23,6 +23,7 @@ from pathlib import Path
 from agents.models.base import Completion, Messages, check_generate_args, cut_at_stop
 from agents.models.ct2_convert import QUANTIZATIONS, converted_directory
 from agents.models.errors import ModelUnavailableError
+from sebench.errors import SettingError
 
 
 def end_token_ids(path: Path, tokenizer) -> set[int]:
@@ -80,7 +81,7 @@ class CT2Model:
     def __init__(self, path: str | Path, name: str | None = None, quantization: str = "int8",
                  batch_size: int = 32, threads: int | None = None):
         if quantization not in QUANTIZATIONS:
-            raise ValueError(f"quantization {quantization!r} is not one of {', '.join(QUANTIZATIONS)}")
+            raise SettingError(f"quantization {quantization!r} is not one of {', '.join(QUANTIZATIONS)}")
         self.path = Path(path)
         converted = converted_directory(self.path, quantization)
         import ctranslate2

@@ -19,13 +19,19 @@ own with ``ModelRegistry(entry_points=False)`` (its own pool of loaded models to
 
 The lookup is an ``EntryPointRegistry`` (``sebench.registry``): it caches no entry point, so a
 package installed while the process runs is seen at once. What it does cache is loaded models, in
-a ``ModelPool`` (``agents.models.pool``): ``PROCESS_MODELS`` is the process's, shared by the
-default registry ``REGISTRY``, which holds nothing else.
+a ``ModelPool`` (``agents.models.pool``): ``PROCESS_MODELS`` is the process's, shared by every
+``default_registry()``, which holds nothing else (built where a lookup happens: no registry lives
+on a module global).
+
+An instrument that must see every model loaded by name (the learner checker records the prompts a
+learner sends) wraps them with ``wrapping_loads(wrapper)`` instead of patching a registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -106,7 +112,16 @@ class ModelRegistry(EntryPointRegistry):
 
     def load(self, name: str, *, cache: bool = True, dtype: str = "auto", engine: str = "transformers",
              **kwargs: Any) -> Model:
-        """The backend for ``name``; a shared named model is loaded once per process, dtype and engine."""
+        """The backend for ``name``; a shared named model is loaded once per process, dtype and engine
+        (then passed through every wrapper ``wrapping_loads`` holds active)."""
+        model = self._load(name, cache=cache, dtype=dtype, engine=engine, **kwargs)
+        with _WRAPPERS_LOCK:
+            wrappers = tuple(_WRAPPERS)
+        for wrap in wrappers:
+            model = wrap(model)
+        return model
+
+    def _load(self, name: str, *, cache: bool, dtype: str, engine: str, **kwargs: Any) -> Model:
         check_dtype(dtype)
         engine = resolve_engine(check_engine(engine))
         found = self.find(name)
@@ -153,13 +168,33 @@ class ModelRegistry(EntryPointRegistry):
 
 
 PROCESS_MODELS = ModelPool()  # the models this process holds, shared by every agent loading one by name
-REGISTRY = ModelRegistry(entry_points=True, pool=PROCESS_MODELS)  # no cache of its own: it reads the group anew
+_WRAPPERS: list[Callable[[Model], Model]] = []  # wrapping_loads' active wrappers, oldest first
+_WRAPPERS_LOCK = threading.Lock()
+
+
+def default_registry() -> ModelRegistry:
+    """The installed models (the ``sebench.models`` group, read at each lookup) over the process's
+    pool of loaded models: cheap to build, so built wherever a lookup happens."""
+    return ModelRegistry(entry_points=True, pool=PROCESS_MODELS)
+
+
+@contextmanager
+def wrapping_loads(wrapper: Callable[[Model], Model]) -> Iterator[None]:
+    """While the block runs, every model any registry loads comes back as ``wrapper(model)`` (in
+    every thread). For instruments that must see what a learner sends its models."""
+    with _WRAPPERS_LOCK:
+        _WRAPPERS.append(wrapper)
+    try:
+        yield
+    finally:
+        with _WRAPPERS_LOCK:
+            _WRAPPERS.remove(wrapper)
 
 
 def load_model(name: str, **kwargs: Any) -> Model:
-    return REGISTRY.load(name, **kwargs)
+    return default_registry().load(name, **kwargs)
 
 
 def release_model(model: Model) -> bool:
     """Give back a model ``load_model`` handed out (see ``ModelRegistry.release``)."""
-    return REGISTRY.release(model)
+    return PROCESS_MODELS.release(model)

@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 
 from agents.models.embedded import SPECS, embedded_directory
+from sebench.errors import SettingError
 
 # Two layers and a hidden size of 64: the architecture's every part, at ~3M parameters (most of
 # them the 49k-151k token embedding, which the real tokenizer needs).
@@ -41,7 +42,7 @@ def tiny_model_directory(out: str | Path, *, base: str = "smollm2-135m", seed: i
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     if base not in SPECS:
-        raise ValueError(f"base must be an embedded model ({', '.join(SPECS)}), not {base!r}")
+        raise SettingError(f"base must be an embedded model ({', '.join(SPECS)}), not {base!r}")
     target = Path(out)
     if (target / "config.json").is_file():
         return target

@@ -34,6 +34,7 @@ from envs.zwc.library.package import public_names, write_package
 from envs.zwc.run_result import RunResult
 from envs.zwc.sandbox.pool import Limits, SandboxPool
 from envs.zwc.task import Task, read_tasks
+from sebench.errors import SettingError
 
 Phase = Literal["train", "test"]
 Mode = Literal["closed", "open", "search", "numpy"]
@@ -88,7 +89,7 @@ class ZWCEnv:
     def __init__(self, root: str | Path, *, workers: int | None = None, limits: Limits | None = None,
                  usage: Usage = "standard"):
         if usage not in USAGES:
-            raise ValueError(f"unknown usage rule {usage!r}; choose 'standard' (some catalogued zwc function "
+            raise SettingError(f"unknown usage rule {usage!r}; choose 'standard' (some catalogued zwc function "
                              "runs in every test) or 'strict' (single-function tasks must run their own function)")
         self.usage: Usage = usage
         self.root = Path(root).resolve()
@@ -207,7 +208,7 @@ class ZWCEnv:
 
     def tasks(self, split: str) -> list[Task]:
         if split not in SPLITS:
-            raise ValueError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+            raise SettingError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
         path = self.root / f"{split}.jsonl"
         if not path.is_file():
             raise ZWCEnvError(f"{path}: no {split} tasks in this build; run `sebench tasks build --zwc {self.root}`")
@@ -226,9 +227,9 @@ class ZWCEnv:
         concurrently). The protocol holds all the same: no docs in phase ``test``.
         ``docs_chars``: this episode's open-book budget per function (default: ``env.docs_chars``)."""
         if phase not in PHASES:
-            raise ValueError(f"unknown phase {phase!r}; choose 'train' or 'test'")
+            raise SettingError(f"unknown phase {phase!r}; choose 'train' or 'test'")
         if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+            raise SettingError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         if phase == "test" and mode in ("open", "search"):
             raise ProtocolError(f"mode {mode!r} shows docs, which phase 'test' forbids; "
                                 "use phase='train' for open-book diagnostics")
@@ -259,7 +260,7 @@ class ZWCEnv:
         """How ``task``'s run-time zwc calls are judged (nothing is required in mode ``numpy``)."""
         usage = usage or self.usage
         if usage not in USAGES:
-            raise ValueError(f"unknown usage rule {usage!r}; choose one of {', '.join(USAGES)}")
+            raise SettingError(f"unknown usage rule {usage!r}; choose one of {', '.join(USAGES)}")
         try:
             targets = frozenset(path.rsplit(".", 1)[1] for path in self.function_paths(task))
         except KeyError:  # a proposed task may name something outside the catalogue

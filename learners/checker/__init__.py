@@ -47,9 +47,9 @@ def tiny_settings(name: str) -> dict[str, Any]:
     """The settings that make the registered learner ``name`` tiny (seconds to a minute on a CPU): its
     class's ``checker_settings`` (each learner declares its own, so the checker names none of them;
     a learner without them runs with its defaults). The caller's config wins over them."""
-    from learners import REGISTRY
+    from learners.registry import registry
 
-    return dict(getattr(REGISTRY[name], "checker_settings", {}))
+    return dict(getattr(registry()[name], "checker_settings", {}))
 
 
 def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: str = "smollm2-135m",

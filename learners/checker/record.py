@@ -185,10 +185,8 @@ def recording(recorder: Recorder) -> Iterator[Recorder]:
     if not _HOOKED:
         sys.addaudithook(_audit)  # audit hooks cannot be removed: it does nothing while _ACTIVE is None
         _HOOKED = True
-    load = registry.REGISTRY.load
-
-    def load_recorded(name: str, **kwargs: Any) -> Any:
-        return RecordingModel(load(name, **kwargs), recorder)
+    def wrap(model: Any) -> Any:
+        return RecordingModel(model, recorder)
 
     originals = {name: datasets.Dataset.__dict__[name] for name in ("from_list", "from_dict")}
 
@@ -205,15 +203,14 @@ def recording(recorder: Recorder) -> Iterator[Recorder]:
                 inside.depth -= 1
         return classmethod(build)
 
-    registry.REGISTRY.load = load_recorded
     for name, original in originals.items():
         setattr(datasets.Dataset, name, recorded_constructor(original))
     _ACTIVE = recorder
     try:
-        yield recorder
+        with registry.wrapping_loads(wrap):
+            yield recorder
     finally:
         _ACTIVE = None
-        del registry.REGISTRY.load  # the instance attribute goes; the class's method is back
         for name, original in originals.items():
             setattr(datasets.Dataset, name, original)
 

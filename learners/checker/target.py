@@ -33,10 +33,10 @@ class LearnerTarget:
 def resolve_target(target: str) -> LearnerTarget:
     """A registered learner name, ``package.module:Attr`` or ``path/to/file.py:Attr`` (``Attr`` a
     learner class or a factory taking keyword config; dotted for a nested attribute)."""
-    from learners import REGISTRY, make
+    from learners.registry import make, registry
 
     if ":" not in target:
-        names = sorted(REGISTRY)
+        names = sorted(registry())
         if target in names:
             return LearnerTarget(target, functools.partial(make, target), "registered")
         close = difflib.get_close_matches(target, names, n=3)

@@ -51,7 +51,7 @@ from agents.models.dtype import resolve_dtype
 from learners.training.rl_reward import SandboxReward, closed_rollout, prompt_key
 from learners.training.rl_settings import NO_CLIP, RLSettings
 from learners.training.training_run import TrainingRun, checkpointing, main_process, result_from, return_memory
-from sebench.errors import SettingError
+from sebench.errors import DataError, SettingError
 
 if TYPE_CHECKING:
     from envs.zwc import ZWCEnv
@@ -144,9 +144,9 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     from learners.training.rl_trainer import make_trainer  # imports trl: only when a trainer is built
 
     if variant not in ("open", "closed"):
-        raise ValueError(f"variant must be 'open' or 'closed', got {variant!r}")
+        raise SettingError(f"variant must be 'open' or 'closed', got {variant!r}")
     if not prompts:
-        raise ValueError("no train prompts to roll out on")
+        raise DataError("no train prompts to roll out on")
     needed = settings.rollout_batch()
     if len(prompts) < needed:  # trl's sampler would drop the short batch and train 0 steps, saying nothing
         raise SettingError(f"one rollout batch needs {needed} train tasks (processes x prompts_per_step x "
@@ -159,7 +159,7 @@ def build_trainer(prompts: list[dict], base_model: str | Path, variant: str, out
     tasks_by_id = {t.task_id: t for t in env.tasks("train")}
     unknown = sorted({p["task_id"] for p in prompts} - set(tasks_by_id))
     if unknown:
-        raise ValueError(f"prompts name train tasks this build does not have: {', '.join(unknown[:5])}")
+        raise DataError(f"prompts name train tasks this build does not have: {', '.join(unknown[:5])}")
     model, tokenizer, config, peft_config = grpo_parts(base_model, out_dir, settings, variant == "open")
     column = "prompt_open" if variant == "open" else "prompt_closed"
     dataset = Dataset.from_list([{"prompt": p[column], "task_id": p["task_id"]} for p in prompts])
@@ -260,7 +260,7 @@ def read_prompts(path: str | Path) -> list[dict]:
     for number, row in enumerate(rows, 1):
         missing = {"task_id", "prompt_open", "prompt_closed"} - set(row)
         if missing:
-            raise ValueError(f"{path}:{number}: missing {', '.join(sorted(missing))}")
+            raise DataError(f"{path}:{number}: missing {', '.join(sorted(missing))}")
     return rows
 
 

@@ -9,12 +9,12 @@ import pytest
 
 from agents.models import ModelRegistry, UnknownModelError, load_model
 from agents.models.errors import ModelUnavailableError
-from agents.models.registry import REGISTRY
+from agents.models.registry import default_registry
 from sebench import plugins
 
 
 def test_our_backends_are_entry_points_like_anyone_elses():
-    ours = {e.name for e in REGISTRY.entries() if "(sebench)" in e.origin}
+    ours = {e.name for e in default_registry().entries() if "(sebench)" in e.origin}
     assert ours >= {"qwen2.5-coder-0.5b", "smollm2-135m", "reference", "vllm:", "openai:"}
     assert {name for name, ep in plugins.group(plugins.MODELS).items() if plugins.describe(ep).ours} == ours
 
@@ -36,11 +36,11 @@ def test_a_fresh_registry_resolves_names_and_the_longest_prefix(tiny):
 
 
 def test_weights_are_located_without_loading_a_model(tiny_dir):
-    assert REGISTRY.weights_directory(f"vllm:{tiny_dir}") == tiny_dir
-    assert REGISTRY.weights_directory(str(tiny_dir)) == tiny_dir
-    assert REGISTRY.weights_directory("openai:http://127.0.0.1:1/v1#m") is None
-    assert REGISTRY.has_local_weights("smollm2-135m") and REGISTRY.has_local_weights(str(tiny_dir))
-    assert not REGISTRY.has_local_weights("reference") and not REGISTRY.has_local_weights("vllm:org/hub-name")
+    assert default_registry().weights_directory(f"vllm:{tiny_dir}") == tiny_dir
+    assert default_registry().weights_directory(str(tiny_dir)) == tiny_dir
+    assert default_registry().weights_directory("openai:http://127.0.0.1:1/v1#m") is None
+    assert default_registry().has_local_weights("smollm2-135m") and default_registry().has_local_weights(str(tiny_dir))
+    assert not default_registry().has_local_weights("reference") and not default_registry().has_local_weights("vllm:org/hub-name")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed: the GPU path applies")

@@ -34,7 +34,7 @@ def extra_learners(tmp_path, monkeypatch):
     install(tmp_path / "site", "extra-learners", {},
             f"[sebench.learners]\nbuggy = {__name__}:BuggyLearner\nrefusing = {__name__}:RefusingLearner\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    assert {"buggy", "refusing"} <= set(registry.REGISTRY)
+    assert {"buggy", "refusing"} <= set(registry.registry())
 
 
 def _run(monkeypatch, *argv):
@@ -116,3 +116,25 @@ def test_a_wrong_argument_ends_before_any_work_in_one_line(case, task_env, tmp_p
     assert "Traceback" not in err and err.startswith("error:"), err
     assert all(text in err for text in says), err
     assert not out.exists() and list(tmp_path.iterdir()) == []  # no file or directory written
+
+
+BUILD_COMMANDS = {  # the build commands' own checks: the same one-line error, before anything is written
+    "zwc build without a seed": (["zwc", "build", "--out", "{out}"], ["exactly one of --seed N or --official"]),
+    "zwc build with both": (["zwc", "build", "--seed", "1", "--official", "v1", "--out", "{out}"],
+                            ["exactly one of --seed N or --official"]),
+    "tasks build --per-function 0": (["tasks", "build", "--zwc", "{out}", "--per-function", "0"],
+                                     ["--per-function", "at least 1"]),
+    "tasks build --multi -1": (["tasks", "build", "--zwc", "{out}", "--multi", "-1"], ["--multi", ">= 0"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BUILD_COMMANDS))
+def test_a_wrong_build_argument_ends_in_one_line(case, tmp_path, monkeypatch, capsys):
+    argv, says = BUILD_COMMANDS[case]
+    out = tmp_path / "zwc"
+    with pytest.raises(SystemExit) as done:
+        _run(monkeypatch, *[a.format(out=out) for a in argv])
+    assert done.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "Traceback" not in err and err.startswith("error:") and all(text in err for text in says), err
+    assert list(tmp_path.iterdir()) == []

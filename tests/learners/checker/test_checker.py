@@ -18,10 +18,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from learners import REGISTRY
 from learners.checker import CHECKS, LearnerTargetError, check_learner, resolve_target
 from learners.checker.build import CheckBuild
 from learners.checker.effect import HURTS, IMPROVES, NO_EFFECT, bootstrap_difference, verdict
+from learners.registry import registry
 
 NEWCOMER = f"{Path(__file__).with_name('newcomer_learner.py')}:NotesLearner"
 BROKEN = "tests.learners.checker.broken_learners"
@@ -120,14 +120,14 @@ def _registered():
     that train weights in a group of their own (the longest checks), so that xdist can run them
     beside the rest."""
     for name in _ours():
-        group = "check-learner-weights" if getattr(REGISTRY[name], "parametric", False) else "check-learner"
+        group = "check-learner-weights" if getattr(registry()[name], "parametric", False) else "check-learner"
         yield pytest.param(name, marks=pytest.mark.xdist_group(group))
 
 
 def test_every_learner_of_ours_has_tiny_settings_and_make_bench_checks_them_all():
     ours = _ours()
-    assert len(ours) >= 11 and set(ours) <= set(REGISTRY)
-    untiny = [name for name in ours if not isinstance(getattr(REGISTRY[name], "checker_settings", None), dict)]
+    assert len(ours) >= 11 and set(ours) <= set(registry())
+    untiny = [name for name in ours if not isinstance(getattr(registry()[name], "checker_settings", None), dict)]
     assert untiny == [], "give each of our learners tiny settings: a checker_settings dict on its class"
     makefile = (Path(__file__).parents[3] / "Makefile").read_text()
     assert "check-learners" in makefile.partition("\nbench:")[2].partition("\n\n")[0], "make bench runs them all"
