@@ -304,7 +304,7 @@ class Agent:
         trajectory = Trajectory(task_id=task.task_id, sample=sample, phase=phase, mode=mode, messages=messages,
                                 code=final.get("code", ""), verdict=verdict, turns=final.get("turns", 0),
                                 searches=final.get("searches", 0), tokens=final.get("tokens", 0),
-                                seconds=time.perf_counter() - started)
+                                seconds=time.perf_counter() - started, context=context)
         if self.learner is not None:
             self.learner.observe(trajectory)
         return trajectory

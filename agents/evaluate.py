@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents.context_audit import ContextLog, summarise_contexts
 from agents.eval_config import ResultsExistError, check_resume, eval_config, record_config
 from agents.learner import AgentLike, evaluation_session
 from agents.trajectory import Trajectory
@@ -58,6 +59,7 @@ class EvalReport:
     target_use_rate: float | None = None  # see target_use()
     target_use: dict[str, int] = field(default_factory=dict)  # passed, known, used: the rate's counts
     config: dict = field(default_factory=dict)
+    context: dict = field(default_factory=dict)  # context size per answer and the docs audit (agents.context_audit)
     results_path: str = ""
     summary_path: str = ""
 
@@ -79,8 +81,9 @@ def read_results(path: Path) -> dict[tuple[str, int], dict]:
     return done
 
 
-def result_record(t: Trajectory) -> dict:
-    return {"task_id": t.task_id, "sample": t.sample, "mode": t.mode, "passed": t.passed,
+def result_record(t: Trajectory, context: dict | None = None) -> dict:
+    """One answer's record; ``context``: its context fields (``agents.context_audit.ContextLog``)."""
+    return {**(context or {}), "task_id": t.task_id, "sample": t.sample, "mode": t.mode, "passed": t.passed,
             "failure": t.failure.value, "code": t.code, "tokens": t.tokens, "seconds": round(t.seconds, 4),
             "turns": t.turns, "searches": t.searches, "detail": t.verdict.detail[:500] if t.verdict else "",
             "zwc_calls": list(t.verdict.zwc_calls) if t.verdict else [],
@@ -155,10 +158,12 @@ def evaluate(agent: AgentLike, env: ZWCEnv, split: str = "single_test", n: int =
     pending = [(t, s) for t in tasks for s in range(n) if (t.task_id, s) not in done]
     lock = threading.Lock()
     bar = _Progress(len(pending), f"{split} · {mode} · {agent.name}", enabled=progress)
+    contexts = ContextLog(out_path, getattr(getattr(agent, "model", None), "tokenizer", None))  # after bind_reference
     with out_path.open("a") as handle:
         def write(trajectory: Trajectory) -> None:
+            fields = contexts.fields(trajectory.context)
             with lock:
-                handle.write(json.dumps(result_record(trajectory)) + "\n")
+                handle.write(json.dumps(result_record(trajectory, fields)) + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
                 bar.advance(trajectory.passed)
@@ -175,7 +180,8 @@ def evaluate(agent: AgentLike, env: ZWCEnv, split: str = "single_test", n: int =
     summary_path = out_path.with_suffix(".summary.json")
     report = EvalReport(split=split, mode=mode, model=agent.name, n_tasks=len(tasks), n_samples=len(records),
                         pass_at=pass_at, failures=failures, target_use_rate=use_rate, target_use=use_counts,
-                        config=config, results_path=str(out_path), summary_path=str(summary_path))
+                        config=config, results_path=str(out_path), summary_path=str(summary_path),
+                        context=summarise_contexts(records, contexts, env, agent.learner, mode))
     summary_path.write_text(report.to_json() + "\n")
     return report
 

@@ -19,6 +19,7 @@ class Trajectory(BaseModel):
     searches: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    context: str = ""  # what the learner's context(obs) gave this episode (agents.context_audit)
 
     @property
     def passed(self) -> bool:

@@ -93,6 +93,27 @@ def _bar(label: str, series: str, est: Estimate | None) -> list[Bar]:
                 100 * max(highs) if highs else None)]
 
 
+def context_cell(group: list[Evaluation]) -> str:
+    """Mean context per answer over the row's evaluations: tokens where every one counted them."""
+    contexts = [e.summary.get("context") or {} for e in group]
+    if not contexts or any("context_chars_mean" not in c for c in contexts):
+        return "—"  # evaluated before contexts were recorded
+    tokens = [c.get("context_tokens_mean") for c in contexts]
+    if all(t is not None for t in tokens):
+        return f"{sum(tokens) / len(tokens):.0f} tokens"
+    return f"{sum(c['context_chars_mean'] for c in contexts) / len(contexts):.0f} chars"
+
+
+def docs_cell(group: list[Evaluation]) -> str:
+    """The largest docs share among the row's closed-book evaluations, flagged above its threshold."""
+    audits = [a for e in group if (a := (e.summary.get("context") or {}).get("docs_in_context"))]
+    if not audits:
+        return "—"
+    worst = max(audits, key=lambda a: a["share"])
+    share = f"{worst['share']:.0%} of entries"
+    return f"DOCS IN MEMORY: not internalisation ({share})" if worst["is_docs"] else share
+
+
 def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None:
     """Learners x single/multi x pass@1/pass@k, closed-book, with the paper's figures beside them."""
     rows = [e for e in evaluations if e.role == "learner" and e.mode == "closed" and e.split in SPLIT_NAMES]
@@ -101,7 +122,7 @@ def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None
     header = ["learner", "model"]
     for split in SPLIT_NAMES.values():
         header += [f"{split} pass@1 [exact 95%]", f"{split} pass@k"]
-    header += ["paper single", "paper multi", "tasks", "ZWC builds"]
+    header += ["context / answer", "docs in context", "paper single", "paper multi", "tasks", "ZWC builds"]
     table, bars = Table(header, []), []
     for (name, model), group in _groups(rows, lambda e: (e.label, e.model)).items():  # a teacher's row: its own
         cells, tasks = [name, model], []
@@ -113,9 +134,14 @@ def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None
                 tasks.append(f"{split} {one.n_tasks}")
                 bars += _bar(f"{name}\n{model}", f"{split} pass@1", one) + _bar(f"{name}\n{model}",
                                                                                f"{split} pass@k", top)
-        table.rows.append(cells + [anchor_cell(anchors, "learners", name, s) for s in ("single", "multi")]
+        table.rows.append(cells + [context_cell(group), docs_cell(group)]
+                          + [anchor_cell(anchors, "learners", name, s) for s in ("single", "multi")]
                           + [" · ".join(tasks), _builds(group)])
     notes = ["Closed-book: no docs at test time. " + INTERVALS,
+             "context / answer: the learner's context per answer, in the model's tokens (characters where the "
+             "model has no tokenizer). docs in context: the share of the docs' entries the closed-book contexts "
+             "carry, a zwc name the learner never met in its first limit train tasks counting as its entry "
+             "(agents/context_audit.py); above the threshold the row is the docs in memory, not internalisation.",
              "paper: Qwen3-8B, mean accuracy over five rollouts (Table 2), except (pass@64) from Table 1; "
              "— where no source gives the figure. A small model on a small slice is not expected to reach them."]
     return Section("main", "Main table: learners, closed-book", table, notes, bars)

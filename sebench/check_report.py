@@ -16,11 +16,22 @@ from typing import Any
 @dataclass
 class CheckResult:
     """One check: its name, whether it passed, and a sentence that tells the author what to fix
-    (or, when it passed, what was shown; ``skipped: …`` when the check did not apply)."""
+    (or, when it passed, what was shown; ``skipped: …`` when the check did not apply). A passed
+    check with a ``warning`` kept the contract but showed something its author should look at (a
+    learner with no measurable effect, a state with nothing in it): printed WARN, never PASS."""
 
     name: str
     passed: bool
     why: str
+    warning: str = ""
+
+    @property
+    def mark(self) -> str:
+        """PASS, WARN or FAIL."""
+        return "FAIL" if not self.passed else "WARN" if self.warning else "PASS"
+
+    def line(self) -> str:
+        return f"{self.mark} {self.name}: {self.why}" + (f" (warning: {self.warning})" if self.warning else "")
 
 
 @dataclass
@@ -43,7 +54,10 @@ class ConformanceReport:
         return [c.name for c in self.checks if not c.passed]
 
     def lines(self) -> list[str]:
-        return [f"{'PASS' if c.passed else 'FAIL'} {c.name}: {c.why}" for c in self.checks]
+        return [c.line() for c in self.checks]
+
+    def warnings(self) -> list[str]:
+        return [c.name for c in self.checks if c.passed and c.warning]
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}

@@ -8,7 +8,8 @@ On a small fresh build with a canary planted in every test task (``learners.chec
 the checker evolves the learner once in this process, watching everything it touches
 (``learners.checker.record``), evaluates its agent closed-book, and runs two fresh processes
 (``learners.checker.child``). Each check gives one line, ``passed`` and a ``why`` that tells the
-author what to fix:
+author what to fix, PASS, FAIL, or WARN (kept the contract, but look: no measurable effect, an
+empty context):
 
 1. ``protocol``: the ``agents.learner.Learner`` protocol at run time (``name``, callable methods
    of the right arity, ``context(obs)`` returns a str, ``evolve`` returns an ``EvolveReport``).
@@ -17,12 +18,16 @@ author what to fix:
    entry (the learner's attributes) or saved file, no test split is asked for and no test split
    file is opened.
 4. ``closed-book``: the test-time prompts carry no doc text and no docs section.
-5. ``save-load``: ``save`` then ``load`` in a fresh process gives the same ``context`` (and, for a
+5. ``docs-in-context``: the closed-book contexts carry no more than ``docs_threshold`` of the doc
+   entries, counting an entry whose zwc name they show but the learner never met in a train task
+   it touched (the docs-in-memory loophole; ``envs.zwc.library.docs_audit``).
+6. ``save-load``: ``save`` then ``load`` in a fresh process gives the same ``context`` (and, for a
    learner that trains weights, the same weights as the model the agent holds after ``evolve``).
-6. ``kill-resume``: an ``evolve`` killed with SIGKILL once it has written to its ``state_dir``,
+7. ``kill-resume``: an ``evolve`` killed with SIGKILL once it has written to its ``state_dir``,
    then run again in a fresh process, finishes, and what it saves loads.
-7. ``effect``: closed-book pass@1 (and API recall for parametric learners) against the
-   no-learner baseline with a bootstrap 95% interval: a report, never a failure when it ran.
+8. ``effect``: closed-book pass@1 (and API recall for parametric learners) against the
+   no-learner baseline with a bootstrap 95% interval: a report, never a failure when it ran (a
+   warning when no difference is measurable).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from envs.zwc.library.docs_audit import THRESHOLD
 from learners.checker.report import CHECKS, CheckReport
 from learners.checker.target import LearnerTarget, LearnerTargetError, as_target, resolve_target
 from sebench.check_report import CheckResult
@@ -55,7 +61,8 @@ def tiny_settings(name: str) -> dict[str, Any]:
 def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: str = "smollm2-135m",
                   workdir: str | Path | None = None, limit: int = 2, config: dict[str, Any] | None = None,
                   build: Any = None, seed: int = 0, max_tokens: int = 96, samples: int = 1,
-                  kill_after: float = 60.0, timeout: float = 900.0) -> CheckReport:
+                  kill_after: float = 60.0, timeout: float = 900.0, docs_threshold: float = THRESHOLD,
+                  on_check: Callable[[CheckResult, float], None] | None = None) -> CheckReport:
     """Check a learner (a target string or a factory taking keyword config) on a small fresh build.
 
     Args:
@@ -71,6 +78,10 @@ def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: s
         max_tokens, samples: the agent's answer length and the samples per test task.
         kill_after: seconds after which the kill-resume check kills an evolve that wrote nothing yet.
         timeout: seconds a fresh process may run.
+        docs_threshold: the share of doc entries closed-book contexts may carry before the
+            docs-in-context check fails (``envs.zwc.library.docs_audit``).
+        on_check: called with each check's result and the seconds since the checks began, as each
+            is decided (the command prints them as they come).
     """
     from learners.checker.build import CheckBuild
     from learners.checker.checks import CheckSession
@@ -88,7 +99,8 @@ def check_learner(factory: str | LearnerTarget | Callable[..., Any], *, model: s
                                f"be told apart), got {limit}; pass --limit 2, the default")
         session = CheckSession(target=target, build=build, work=Path(tempfile.mkdtemp(prefix="check-", dir=work)),
                                model=model, limit=limit, config=settings, max_tokens=max_tokens, samples=samples,
-                               kill_after=kill_after, timeout=timeout)
+                               kill_after=kill_after, timeout=timeout, docs_threshold=docs_threshold,
+                               on_check=on_check)
         return session.run()
     finally:
         if own and build is not None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envs.zwc.library.docs_audit import THRESHOLD, audit, met_functions
 from learners.checker.build import TEST_SPLITS, CheckBuild
 from learners.checker.record import (
     Recorder,
@@ -56,13 +58,15 @@ class CheckSession:
     samples: int = 1
     kill_after: float = 60.0
     timeout: float = 900.0
+    docs_threshold: float = THRESHOLD
+    on_check: Callable[[CheckResult, float], None] | None = None  # each check as it is decided, with seconds so far
     results: dict[str, CheckResult] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
     effect: list = field(default_factory=list)
 
     # -- the run ------------------------------------------------------------------------------------
     def run(self) -> CheckReport:
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
         env = self.build.env
         self.state_dir, self.saved = self.work / "state", self.work / "saved"
         self.recorder = Recorder(canary=self.build.canary,
@@ -99,8 +103,10 @@ class CheckSession:
         finally:
             self.details.setdefault("seconds", {})[label] = round(time.perf_counter() - started, 1)
 
-    def _set(self, name: str, passed: bool, why: str) -> None:
-        self.results[name] = CheckResult(name, passed, why)
+    def _set(self, name: str, passed: bool, why: str, warning: str = "") -> None:
+        self.results[name] = result = CheckResult(name, passed, why, warning)
+        if self.on_check is not None:
+            self.on_check(result, time.perf_counter() - self.started)
 
     def _fail_all(self, why: str) -> None:
         self.details.setdefault("seconds", {})
@@ -147,10 +153,11 @@ class CheckSession:
             save_error = _error(exc)
         self._check_test_data(learner, evolve_error)
         if evolve_error is not None:
-            for name in ("closed-book", "effect"):
+            for name in ("closed-book", "docs-in-context", "effect"):
                 self._set(name, False, f"not run: evolve raised {evolve_error}")
         else:
             self._timed("evaluate", lambda: self._evaluate(agent))
+            self._timed("docs audit", lambda: self._check_docs_in_context(learner))
         self._timed("fresh processes", lambda: self._fresh_processes(learner, agent, report, save_error))
 
     # -- 1. protocol --------------------------------------------------------------------------------
@@ -254,9 +261,9 @@ class CheckSession:
                       f"{sum(s == 'evolve' for s, _, _ in recorder.prompts)} prompts, {recorder.training_rows} "
                       f"training rows, the learner's attributes or {n_files} saved files; no test split was read")
 
-    # -- 4. closed book, 7. effect ------------------------------------------------------------------
+    # -- 4. closed book, 8. effect ------------------------------------------------------------------
     def _evaluate(self, agent: Any) -> None:
-        from learners.checker.effect import figure, pass_per_task, recall_per_function
+        from learners.checker.effect import NO_EFFECT, figure, pass_per_task, recall_per_function
 
         self.recorder.stage = "test"
         agent.model = RecordingModel(unwrap(agent.model), self.recorder)
@@ -279,7 +286,11 @@ class CheckSession:
             self._set("effect", False, f"the baseline or the probe raised {_error(exc)}")
             return
         self.effect = figures
-        self._set("effect", True, "; ".join(f.sentence() for f in figures) + f" (model {self.model})")
+        quiet = all(f.verdict == NO_EFFECT for f in figures)
+        self._set("effect", True, "; ".join(f.sentence() for f in figures) + f" (model {self.model})",
+                  warning=f"no measurable effect on {figures[0].n} test tasks with {self.model}: the learner may "
+                          "have learned nothing, or this model and size cannot show it (try --model "
+                          "qwen2.5-coder-0.5b, --limit 4)" if quiet else "")
 
     def _baseline(self) -> dict[str, float]:
         from agents import Agent
@@ -308,14 +319,10 @@ class CheckSession:
         import re
 
         from agents.prompts import LIBRARY
-        from envs.zwc.library.docs import DocIndex
 
-        root = self.build.root
-        task_text = "\n".join(f"{t.query}\n{t.function_name}\n{t.example.input if t.example else ''}"
-                              for split in ("train", *TEST_SPLITS) for t in self.build.env.tasks(split))
-        chunks = {text[i:i + DOC_CHUNK] for entry in DocIndex.from_file(root / "api_doc.jsonl",
-                                                                        self.build.env.mapping).entries.values()
-                  for text in [entry.text.strip()] for i in range(0, len(text) - DOC_CHUNK + 1, DOC_CHUNK)}
+        task_text = self._task_text()
+        chunks = {text[i:i + DOC_CHUNK] for text in (t.strip() for t in self._docs().values())
+                  for i in range(0, len(text) - DOC_CHUNK + 1, DOC_CHUNK)}
         chunks = {c for c in chunks if c not in task_text}  # the task's own words are not the docs
         headers = [("the docs section header 'Documentation:'", re.compile(r"(?m)^Documentation:$")),
                    ("a doc entry header '## zwc.…'", re.compile(r"(?m)^## zwc\.")),
@@ -337,7 +344,38 @@ class CheckSession:
             self._set("closed-book", True, f"none of {len(prompts)} closed-book test prompts holds a docs header or "
                                            f"{DOC_CHUNK} characters of any doc entry")
 
-    # -- 5. save-load, 6. kill-resume ---------------------------------------------------------------
+    def _task_text(self) -> str:
+        """Every task's own words (query, signature, example input): what a context may repeat."""
+        return "\n".join(f"{t.query}\n{t.function_name}\n{t.example.input if t.example else ''}"
+                         for split in ("train", *TEST_SPLITS) for t in self.build.env.tasks(split))
+
+    def _docs(self) -> dict[str, str]:
+        from envs.zwc.library.docs import DocIndex
+
+        index = DocIndex.from_file(self.build.root / "api_doc.jsonl", self.build.env.mapping)
+        return {path: entry.text for path, entry in index.entries.items()}
+
+    # -- 5. docs in context (envs.zwc.library.docs_audit) ------------------------------------------------
+    def _check_docs_in_context(self, learner: Any) -> None:
+        env = self.build.env
+        try:
+            contexts = [learner.context(env.observe(t, phase="test", mode="closed")) for t in self.build.test_tasks()]
+        except Exception as exc:  # noqa: BLE001 - reported
+            self._set("docs-in-context", False, f"context(obs) of a closed-book test observation raised {_error(exc)}")
+            return
+        touched = set(self.recorder.touched_in("train"))
+        met = met_functions([t for t in env.tasks("train") if t.task_id in touched], env.mapping)
+        found = audit(contexts, self._docs(), met, self._task_text(), self.docs_threshold)
+        self.details["docs_in_context"] = {**asdict(found), "carried": found.carried[:20],
+                                           "unmet_names": found.unmet_names[:20]}
+        if found.is_docs:
+            self._set("docs-in-context", False, f"the closed-book contexts carry the docs: {found.sentence()}; docs in "
+                                                "memory is not internalisation: keep what the learner did and "
+                                                "concluded (trajectories, insights), not the documentation")
+        else:
+            self._set("docs-in-context", True, found.sentence())
+
+    # -- 6. save-load, 7. kill-resume ---------------------------------------------------------------
     def _fresh_processes(self, learner: Any, agent: Any, report: Any, save_error: str | None) -> None:
         from learners.checker.child import run_child, run_killed, weights_hash
 
@@ -395,9 +433,11 @@ class CheckSession:
                                           "agent.model to the trained model and save must record its model_dir")
         else:
             what = "the same weights (state-dict hash) and " if self.parametric else ""
-            empty = " (empty for every observation)" if not any(expected) else ""
+            empty = not self.parametric and not any(expected)
             self._set("save-load", True, f"a fresh process loads {what}the same context for {len(expected)} "
-                                         f"observations{empty}")
+                                         f"observations{' (empty for every observation)' if empty else ''}",
+                      warning="the learner's context is empty for every observation after evolve: it shows the "
+                              "agent nothing it learned" if empty else "")
 
     def _check_kill_resume(self, killed: dict, resumed: dict | None, report: Any, log: str) -> None:
         if resumed is None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from sebench.check_report import ConformanceReport
 
-CHECKS = ("protocol", "limit", "no-test-data", "closed-book", "save-load", "kill-resume", "effect")
+CHECKS = ("protocol", "limit", "no-test-data", "closed-book", "docs-in-context", "save-load", "kill-resume", "effect")
 
 
 @dataclass(kw_only=True)

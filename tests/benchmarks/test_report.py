@@ -107,7 +107,9 @@ def test_main_table_pass_at_1_is_what_the_results_files_say(runs):
     assert rows[("none", "reference")][2] == "100.0 [29.2, 100.0] · tasks [100.0, 100.0]"
     cell = rows[("none", "fixed-answer")][2]
     assert cell.startswith(f"{100 * mixed_rate:.1f} [") and rows[("none", "fixed-answer")][3].startswith("@2 ")
-    assert rows[("none", "reference")][6] == "0.0 (pass@64)"  # the paper's closed-book figure as anchor
+    paper = main.table.header.index("paper single")
+    assert rows[("none", "reference")][paper] == "0.0 (pass@64)"  # the paper's closed-book figure as anchor
+    assert rows[("none", "reference")][main.table.header.index("context / answer")] == "0 chars"  # no learner
     markdown = to_markdown(report)
     assert cell in markdown and "code_version" in markdown and "| none | fixed-answer |" in markdown
 

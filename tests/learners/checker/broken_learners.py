@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agents.learner import EvolveReport
 from tests.learners.checker.newcomer_learner import NotesLearner
 
 
@@ -52,6 +53,20 @@ class DocsInContext(NotesLearner):
         for block in docs.split("## ")[1:]:
             path, _, text = block.partition("\n")
             self.notes[path.strip()] = text
+
+
+class CheatSheet(NotesLearner):
+    """Touches no train task: copies every function's name and the first sentence of its doc from
+    ``env.docs`` (an 18 KB cheat sheet of the whole library) and shows it closed-book. No doc text
+    long enough for the closed-book check, but every name is one it never met in a task: the docs."""
+
+    def evolve(self, agent, env):
+        self.config.max_notes = len(env.docs.entries)  # every function, not the newcomer's 16
+        for path, entry in env.docs.entries.items():
+            self.take_notes(f"## {path}\n{entry.text}")
+        if self.config.state_dir:
+            self.save(self.config.state_dir)
+        return EvolveReport(learner=self.name, episodes=0, details={"tasks": 0, "notes": len(self.notes)})
 
 
 class CrashesAfterKill(NotesLearner):
