@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import typer
+
 from benchmarks import cli_checks as check
 from benchmarks import cli_options as opt
 from benchmarks.cli_options import Dtype, Usage
@@ -35,6 +37,9 @@ def compare_command(
     usage: Usage = opt.usage_option(),
     settings: list[str] = opt.settings_option("Learner setting KEY=VALUE for every learner, or LEARNER.KEY=VALUE for "
                                               "one (expel.store=chroma); repeatable."),
+    numpy_control: bool = typer.Option(True, "--numpy-control/--no-numpy-control",
+                                       help="Also evaluate each row on the same tasks in plain NumPy: 'NumPy "
+                                            "retained', the row minus the no-learner row (forgetting)."),
 ) -> None:
     """Evolve each learner and compare closed-book results next to the no-learner baseline."""
     from benchmarks.cli_report import show_comparison
@@ -58,7 +63,7 @@ def compare_command(
     try:
         compare(env, names, model, out, limit=limit, train_limit=train_limit,
                           gather_model=gather_model or None, max_tokens=max_tokens, dtype=dtype,
-                          settings=overrides)
+                          settings=overrides, numpy_control=numpy_control)
     finally:
         env.close()
     show_comparison(out)

@@ -1,7 +1,13 @@
 """Compare learners on one build: evolve each, evaluate closed-book, write a report.
 
-``REPORT/summary.json`` holds every learner's evolve report and closed-book evaluation next to
-the no-learner baseline, with the config and code version they came from; the report
+Each row is also evaluated on the NumPy control (the same test tasks, in plain NumPy) after its
+training phase; the no-learner row's control is "before". A learner that breaks what the model
+knew (storing zwc names into the weights may) shows as a paired difference below zero: "NumPy
+retained", per task over the same tasks and samples, with its bootstrap interval
+(``benchmarks.paired_stats``).
+
+``REPORT/summary.json`` holds every learner's evolve report and evaluations next to the
+no-learner baseline, with the config, machine and code version they came from; the report
 (``report.md``, ``report.html``, PNG plots) is ``sebench report``'s on that directory
 (``benchmarks.report.report_comparison``): main table with intervals, training phases, taxonomy.
 """
@@ -15,7 +21,10 @@ from pathlib import Path
 from rich.console import Console
 
 from agents import EvalReport, EvolveReport
+from agents.evaluate import read_results
 from agents.models.dtype import resolve_dtype
+from benchmarks.machine import machine
+from benchmarks.paired_stats import PairedDifference, RowTasks, counts_of, paired_difference
 from benchmarks.report import report_comparison
 from benchmarks.runs import evolve_run, learner_overrides
 from envs.zwc import ZWCEnv
@@ -32,14 +41,17 @@ class LearnerResult:
     evolve: EvolveReport
     evaluation: EvalReport
     teacher: str | None = None  # who answered its train tasks when not the agent's model: named in the tables
+    numpy: EvalReport | None = None  # the NumPy control after its training phase
+    numpy_retained: PairedDifference | None = None  # numpy minus the no-learner row's, per task
 
 
 def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, split: str = "single_test",
             limit: int | None = 20, train_limit: int = 20, gather_model: str | None = "reference",
             max_tokens: int = 192, n: int = 1, dtype: str = "auto",
-            settings: dict | None = None) -> list[LearnerResult]:
+            settings: dict | None = None, numpy_control: bool = True) -> list[LearnerResult]:
     """``settings``: ``--set`` values, ``KEY`` for every learner but ``none``, ``LEARNER.KEY`` for one
-    (``expel.store=chroma``)."""
+    (``expel.store=chroma``). ``numpy_control``: also evaluate each row on the NumPy control (the
+    forgetting figure; needs the ``none`` row, the before)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = []
@@ -57,16 +69,43 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         results_path = out / name / "closed.jsonl"
         results_path.unlink(missing_ok=True)
         evaluation = agent.evaluate(env, split=split, n=n, mode="closed", out=str(results_path), limit=limit)
+        numpy = None
+        if numpy_control:
+            (out / name / "numpy.jsonl").unlink(missing_ok=True)
+            numpy = agent.evaluate(env, split=split, n=n, mode="numpy", out=str(out / name / "numpy.jsonl"),
+                                   limit=limit)
         agent.close()  # the row's model goes back to the registry before the next row loads its own
         close = getattr(agent.learner, "close", None)
         if close is not None:
             close()  # and its store lets go of its files (the run directory keeps them)
-        results.append(LearnerResult(name, evolve, evaluation, learner_teacher(agent.learner, model)))
+        results.append(LearnerResult(name, evolve, evaluation, learner_teacher(agent.learner, model), numpy))
+    before = next((r for r in results if r.learner == "none" and r.numpy is not None), None)
+    for result in results:
+        if before is not None and result is not before and result.numpy is not None:
+            result.numpy_retained = retained(result, before, env.mapping.origin)
     config = {"model": model, "split": split, "limit": limit, "train_limit": train_limit,
               "gather_model": gather_model, "n": n, "max_tokens": max_tokens, "settings": settings or {},
               "dtype": resolve_dtype(dtype), "usage": env.usage, "zwc": env.mapping.origin,
-              "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    report_comparison(out, {"config": config, "results": [{"learner": r.learner, "evolve": asdict(r.evolve),
-                                                           "evaluation": asdict(r.evaluation), "teacher": r.teacher}
-                                                          for r in results]})
+              "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine()}
+    rows = [{"learner": r.learner, "evolve": asdict(r.evolve), "evaluation": asdict(r.evaluation), "teacher": r.teacher,
+             **({"numpy": asdict(r.numpy)} if r.numpy else {}),
+             **({"numpy_retained": asdict(r.numpy_retained)} if r.numpy_retained else {})} for r in results]
+    report_comparison(out, {"config": config, "results": rows})
     return results
+
+
+def retained(after: LearnerResult, before: LearnerResult, build: str) -> PairedDifference | None:
+    """``after``'s NumPy control minus ``before``'s, paired per task (None when they share no task)."""
+    rows = [RowTasks(r.learner, [counts_of(per_task_counts(Path(r.numpy.results_path)), build)])
+            for r in (after, before)]
+    return paired_difference(*rows)
+
+
+def per_task_counts(results: Path) -> dict[str, tuple[int, int]]:
+    """{task: (samples, passes)} of a results file."""
+    counts: dict[str, list[int]] = {}
+    for (task, _), record in read_results(results).items():
+        counts.setdefault(task, [0, 0])
+        counts[task][0] += 1
+        counts[task][1] += bool(record["passed"])
+    return {task: (n, c) for task, (n, c) in counts.items()}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import shlex
 import subprocess
 import sys
@@ -84,18 +83,9 @@ def _clock(seconds: float) -> str:
 
 
 def _machine() -> str:
-    """The CPU's model name and whether it has bf16 units (what decides the demo's speed)."""
-    from agents.models.dtype import cpu_has_bf16
+    from benchmarks.machine import machine
 
-    name = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{name}, {'with' if cpu_has_bf16() else 'without'} bf16 units"
+    return machine()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import json
 import time
 from pathlib import Path
 
+from benchmarks.report_costs import context_cell, docs_cell, learner_costs_section
 from benchmarks.report_findings import HEADER, findings_table
 from benchmarks.report_runs import SPLIT_NAMES, VALIDATION_SLOTS, Evaluation, Run, read_runs
 from benchmarks.report_shapes import Bar, Report, Section, Table, run_config
@@ -91,27 +92,6 @@ def _bar(label: str, series: str, est: Estimate | None) -> list[Bar]:
     highs = [x for x in (est.high, est.exact and est.exact[1]) if x is not None]
     return [Bar(label, series, 100 * est.point, 100 * min(lows) if lows else None,
                 100 * max(highs) if highs else None)]
-
-
-def context_cell(group: list[Evaluation]) -> str:
-    """Mean context per answer over the row's evaluations: tokens where every one counted them."""
-    contexts = [e.summary.get("context") or {} for e in group]
-    if not contexts or any("context_chars_mean" not in c for c in contexts):
-        return "—"  # evaluated before contexts were recorded
-    tokens = [c.get("context_tokens_mean") for c in contexts]
-    if all(t is not None for t in tokens):
-        return f"{sum(tokens) / len(tokens):.0f} tokens"
-    return f"{sum(c['context_chars_mean'] for c in contexts) / len(contexts):.0f} chars"
-
-
-def docs_cell(group: list[Evaluation]) -> str:
-    """The largest docs share among the row's closed-book evaluations, flagged above its threshold."""
-    audits = [a for e in group if (a := (e.summary.get("context") or {}).get("docs_in_context"))]
-    if not audits:
-        return "—"
-    worst = max(audits, key=lambda a: a["share"])
-    share = f"{worst['share']:.0%} of entries"
-    return f"DOCS IN MEMORY: not internalisation ({share})" if worst["is_docs"] else share
 
 
 def main_section(evaluations: list[Evaluation], anchors: dict) -> Section | None:
@@ -304,7 +284,8 @@ def build_report(runs: list[Run], anchors: dict | None = None) -> Report:
     sections = [s for s in (findings_section(evaluations, anchors), main_section(evaluations, anchors),
                             validation_section(evaluations, anchors),
                             *(rows_section(evaluations, anchors, role, verdicts[role]) for role in TRAIN_COLUMNS),
-                            rounds_section(runs), evolve_section(runs), taxonomy, runs_section(runs))
+                            rounds_section(runs), evolve_section(runs), learner_costs_section(runs), taxonomy,
+                            runs_section(runs))
                 if s is not None]
     return Report(runs, sections, anchors, series, budget_points(evaluations),
                   time.strftime("%Y-%m-%d %H:%M:%S"), code_version())

@@ -194,7 +194,9 @@ def _read_compare(path: Path) -> Run:
         evaluations.append(_evaluation(summary, source, path, learner, "learner", [path / learner / "closed.jsonl"],
                                        extra={"teacher": result.get("teacher")}))
     evolve = {r["learner"]: r.get("evolve", {}) for r in data["results"]}
-    return Run("compare", path, data.get("config", {}), evaluations, {"evolve": evolve})
+    numpy = {r["learner"]: {"after": (r.get("numpy") or {}).get("pass_at", {}).get("1"),
+                            "retained": r.get("numpy_retained")} for r in data["results"] if r.get("numpy")}
+    return Run("compare", path, data.get("config", {}), evaluations, {"evolve": evolve, "numpy": numpy})
 
 
 # -- sft-compare and rl-compare ---------------------------------------------------------------

@@ -125,7 +125,8 @@ class _DocStudyLearner(ParametricLearner):
         self.adopt(agent)
         details = {**self.study_report, **{k: self.train_result.get(k) for k in (
             "samples", "too_long_dropped", "steps", "resumed_from", "dtype", "tokens_per_second", "first_loss",
-            "last_loss")}, "train_seconds": self.train_result.get("seconds"), "model_dir": str(self.model_dir)}
+            "last_loss")}, "train_seconds": self.train_result.get("seconds"), "model_dir": str(self.model_dir),
+            "trained_tokens": self.train_result.get("tokens")}
         return EvolveReport(learner=self.name, episodes=self.study_report.get("functions", 0),
                             seconds=time.perf_counter() - started, details=details)
 
@@ -163,7 +164,7 @@ class DocSelfEditLearner(_DocStudyLearner):
     checker_settings = {**_DocStudyLearner.checker_settings, "writer": "doc-examples", "edits": 2}
 
     def write_samples(self, agent, env, studied):
-        writer = self.config.writer
+        writer, self.generated_tokens = self.config.writer, 0
         drafts = (_doc_example_drafts(studied, self.config.edits) if writer in WRITERS_WITHOUT_MODEL
                   else self._model_drafts(agent, studied))
         verdicts = env.run_many([(d["code"], "solve", [d["input"]]) for d in drafts]) if drafts else []
@@ -182,7 +183,8 @@ class DocSelfEditLearner(_DocStudyLearner):
                 samples.append(self._sample(env, draft, repr(test.value), len(samples)))
         teacher = None if writer in (*SELF_GATHERED, *WRITERS_WITHOUT_MODEL) else teacher_of(writer, "")
         return samples, {"functions": len(studied), "drafts": len(drafts), "kept": len(samples),
-                         "rejected": rejected, "writer": writer, **({"teacher": teacher} if teacher else {})}
+                         "rejected": rejected, "writer": writer, "generated_tokens": self.generated_tokens,
+                         **({"teacher": teacher} if teacher else {})}
 
     def _model_drafts(self, agent, studied) -> list[dict]:
         from learners.base import gathering_agent
@@ -200,6 +202,7 @@ class DocSelfEditLearner(_DocStudyLearner):
         with progress_bar(f"{self.name}: {len(studied)} functions' exercises") as progress:
             for (path, _), completions in zip(studied, model.generate(prompts, **kwargs), strict=True):
                 drafts += [d for c in completions if (d := parse_exercise(c.text, path))]
+                self.generated_tokens += sum(c.tokens for c in completions)
                 progress(1, len(studied))
         return drafts
 

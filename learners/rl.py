@@ -153,7 +153,8 @@ class _RLLearner(ParametricLearner):
                    "rollout_share": _share(result, "rollout_seconds"),
                    "rollout_tokens_per_second": result["rollout_tokens_per_second"],
                    "update_tokens_per_second": result["update_tokens_per_second"],
-                   "peak_memory_mb": result["peak_memory_mb"], "model_dir": str(self.model_dir)}
+                   "peak_memory_mb": result["peak_memory_mb"], "model_dir": str(self.model_dir),
+                   "generated_tokens": result.get("rollout_tokens")}
         report = EvolveReport(learner=self.name, episodes=result["completions"],
                               seconds=time.perf_counter() - started, details=details)
         if result["completions"] and not result["passed"]:

@@ -109,7 +109,8 @@ class _SFTLearner(ParametricLearner):
                    **{k: self.train_result.get(k) for k in ("samples", "too_long_dropped", "steps", "resumed_from",
                                                              "dtype", "tokens_per_second", "peak_memory_mb",
                                                              "first_loss", "last_loss")},
-                   "train_seconds": self.train_result.get("seconds"), "model_dir": str(self.model_dir)}
+                   "train_seconds": self.train_result.get("seconds"), "model_dir": str(self.model_dir),
+                   "trained_tokens": self.train_result.get("tokens"), "generated_tokens": report.generated_tokens}
         return EvolveReport(learner=self.name, episodes=report.attempts, seconds=time.perf_counter() - started,
                             details=details)
 

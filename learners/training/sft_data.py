@@ -60,6 +60,7 @@ class CollectReport:
     resumed: int = 0
     failures: dict[str, int] = field(default_factory=dict)
     source: str = ""
+    generated_tokens: int = 0  # what the gatherer generated in this run's attempts (a cost: the report's column)
 
     @property
     def acceptance(self) -> float:
@@ -114,6 +115,7 @@ def collect(agent: Agent, env: ZWCEnv, tasks: list[Task], out: str | Path, *, sa
         def on_done(trajectory: Trajectory) -> None:
             with lock:
                 report.attempts += 1
+                report.generated_tokens += trajectory.tokens
                 report.failures[trajectory.failure.value] = report.failures.get(trajectory.failure.value, 0) + 1
                 finished[trajectory.task_id].append(trajectory)
                 if len(finished[trajectory.task_id]) < samples:

@@ -53,7 +53,7 @@ def test_notes_on_the_functions_met_are_not_the_docs_and_no_learner_has_no_audit
 
 
 def test_the_report_flags_a_row_whose_contexts_are_the_docs_and_shows_the_context_cost():
-    from benchmarks.report import context_cell, docs_cell
+    from benchmarks.report_costs import context_cell, docs_cell
 
     def row(share, is_docs, tokens):
         context = {"context_chars_mean": 4000.0, "context_tokens_mean": tokens,

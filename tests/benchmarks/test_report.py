@@ -92,7 +92,8 @@ def test_each_kind_is_detected_by_its_files(runs):
     assert kinds == {"compare": "compare", "eval-a": "eval", "validate": "validate", "sft": "sft-compare",
                      "rl": "rl-compare"}
     evolve = read_run(runs / "compare" / "none")  # compare's learner folder is an evolve run with its results
-    assert evolve.kind == "evolve" and [e.name for e in evolve.evaluations] == ["none"]
+    assert evolve.kind == "evolve" and [(e.name, e.mode) for e in evolve.evaluations] == [("none", "closed"),
+                                                                                          ("none", "numpy")]
     assert [e.slot for e in read_run(runs / "validate").evaluations] == ["closed", "open", "numpy", "reference"]
 
 

@@ -1,0 +1,35 @@
+"""A comparison reports what each learner cost and what it broke: the NumPy control before (the
+no-learner row) and after each learner, paired per task with its interval, and the cost columns."""
+
+import json
+
+from benchmarks.compare import compare
+from benchmarks.report import build_report
+from benchmarks.report_runs import read_run
+
+
+def test_every_row_has_its_numpy_control_and_the_report_its_costs(task_env, tiny_dir, tmp_path):
+    """The tiny random model answers (ExpeL asks the agent's own model for insights; its train tasks
+    are answered by the reference teacher, compare's default): mechanics, not skill."""
+    results = compare(task_env, ["none", "expel"], str(tiny_dir), tmp_path / "cmp", limit=3, train_limit=2, n=1,
+                      max_tokens=16)
+    none, expel = results
+    assert none.numpy is not None and none.numpy_retained is None  # the before row
+    assert expel.numpy.mode == "numpy" and expel.numpy.n_tasks == 3
+    diff = expel.numpy_retained
+    assert diff.a == "expel" and diff.b == "none" and diff.n_tasks == 3 and diff.low <= diff.point <= diff.high
+    summary = json.loads((tmp_path / "cmp" / "summary.json").read_text())
+    assert summary["config"]["machine"] and "cores" in summary["config"]["machine"]
+    assert summary["results"][1]["numpy_retained"]["n_tasks"] == 3 and "numpy_retained" not in summary["results"][0]
+    costs = next(s for s in build_report([read_run(tmp_path / "cmp")]).sections if s.key == "costs")
+    rows = {row[0]: dict(zip(costs.table.header, row, strict=True)) for row in costs.table.rows}
+    assert rows["none"]["NumPy retained [95%]"] == "the before row" and rows["none"]["wall time"] == "—"
+    assert rows["expel"]["NumPy retained [95%]"].endswith(("lost", "gained", "no measurable change"))
+    assert rows["expel"]["machine"] == summary["config"]["machine"] and rows["expel"]["wall time"].endswith(" s")
+    assert rows["expel"]["optimiser steps"] == "—"  # a memory learner trains no weights
+    assert (tmp_path / "cmp" / "expel" / "numpy.jsonl").is_file()
+
+
+def test_the_numpy_control_can_be_left_out(task_env, tmp_path):
+    [none] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=2, numpy_control=False)
+    assert none.numpy is None and not (tmp_path / "cmp" / "none" / "numpy.jsonl").exists()
