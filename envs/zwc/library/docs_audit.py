@@ -7,7 +7,8 @@ loophole exists. Two measures, over every context a learner gives for a closed-b
 
 - **entries carried**: a doc entry (one function) counts as carried when a context shows its zwc
   name and the learner never met that function in a train task it touched (a name known only from
-  the docs is the docs, however short the description), or when a context holds ``MIN_SHARED``
+  the docs is the docs, however short the description; a name of ``SPELLED_OUT`` letters or more
+  counts spelled with separators inside it too), or when a context holds ``MIN_SHARED``
   of the entry's own word ``NGRAM``-grams (those no other entry has: NumPy's docstrings share
   boilerplate such as the ``out`` parameter's paragraph, which must not make one copied entry
   look like twenty). ``share`` is carried entries over all entries: the figure the check and the
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 NGRAM = 8  # words in a shingle: long enough that two unrelated texts rarely share one
 MIN_SHARED = 2  # shingles of one entry that mark it as copied
 THRESHOLD = 0.10  # share of entries carried above which closed-book contexts are the docs
+SPELLED_OUT = 6  # names this long are also found with separators inside them (random syllables: rare by chance)
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -68,6 +70,7 @@ def audit(contexts: Iterable[str], docs: dict[str, str], met: set[str], task_tex
     contexts = [c for c in contexts if c]
     seen = set().union(*(shingles(c) for c in contexts)) if contexts else set()
     shown = set().union(*(_WORD.findall(c) for c in contexts)) if contexts else set()
+    squashed = "\n".join(re.sub(r"[^a-z0-9]", "", c.lower()) for c in contexts)  # "k-o-c i.t_o" is kocito
     own = shingles(task_text)
     per_entry = {path: shingles(text) - own for path, text in docs.items()}
     owners = Counter(g for grams in per_entry.values() for g in grams)
@@ -76,7 +79,8 @@ def audit(contexts: Iterable[str], docs: dict[str, str], met: set[str], task_tex
     for path, grams in per_entry.items():
         entry = {g for g in grams if owners[g] == 1}
         shared = len(entry & seen)
-        name_shown = path.rsplit(".", 1)[1] in shown and path not in met
+        short = path.rsplit(".", 1)[1]
+        name_shown = path not in met and (short in shown or (len(short) >= SPELLED_OUT and short in squashed))
         if name_shown:
             unmet.append(path)
         if name_shown or shared >= min(MIN_SHARED, len(entry) or MIN_SHARED):

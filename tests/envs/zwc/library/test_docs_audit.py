@@ -49,3 +49,9 @@ def test_boilerplate_that_many_entries_share_marks_none_of_them():
     docs = {path: text + boiler for path, text in DOCS.items()}
     one = audit([docs["zwc.name3x"]], docs, met={"zwc.name3x"})
     assert one.carried == ["zwc.name3x"] and not one.is_docs  # the copied entry, not the 39 that share its tail
+
+
+def test_a_name_spelled_out_with_separators_is_still_the_name():
+    spelled = "\n".join("-".join(path.split(".")[1]) for path in DOCS)  # n-a-m-e-1-x ...
+    assert audit([spelled], DOCS, met=set()).share == 1.0
+    assert audit(["a perfectly ordinary sentence about arrays"], DOCS, met=set()).share == 0.0
