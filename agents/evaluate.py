@@ -28,7 +28,7 @@ from agents.eval_config import ResultsExistError, check_resume, eval_config, rec
 from agents.learner import AgentLike, evaluation_session
 from agents.trajectory import Trajectory
 from envs.zwc import Failure
-from sebench.errors import SettingError
+from sebench.errors import SebenchError, SettingError
 from sebench.jsonl import cut_torn_tail
 from sebench.version import code_version
 
@@ -158,7 +158,7 @@ def evaluate(agent: AgentLike, env: ZWCEnv, split: str = "single_test", n: int =
     pending = [(t, s) for t in tasks for s in range(n) if (t.task_id, s) not in done]
     lock = threading.Lock()
     bar = _Progress(len(pending), f"{split} · {mode} · {agent.name}", enabled=progress)
-    contexts = ContextLog(out_path, getattr(getattr(agent, "model", None), "tokenizer", None))  # after bind_reference
+    contexts = ContextLog(out_path, fresh=not resume)
     with out_path.open("a") as handle:
         def write(trajectory: Trajectory) -> None:
             fields = contexts.fields(trajectory.context)
@@ -181,9 +181,18 @@ def evaluate(agent: AgentLike, env: ZWCEnv, split: str = "single_test", n: int =
     report = EvalReport(split=split, mode=mode, model=agent.name, n_tasks=len(tasks), n_samples=len(records),
                         pass_at=pass_at, failures=failures, target_use_rate=use_rate, target_use=use_counts,
                         config=config, results_path=str(out_path), summary_path=str(summary_path),
-                        context=summarise_contexts(records, contexts, env, agent.learner, mode))
+                        context=summarise_contexts(records, contexts, env, agent.learner, mode,
+                                                   _tokenizer(agent) if pending else None))
     summary_path.write_text(report.to_json() + "\n")
     return report
+
+
+def _tokenizer(agent: AgentLike):
+    """The tokenizer of the model the episodes just used (None for a backend without one)."""
+    try:
+        return getattr(agent.model, "tokenizer", None)
+    except SebenchError:  # a model that cannot load: the context is then counted in characters
+        return None
 
 
 class _Progress:

@@ -22,12 +22,12 @@ def _count(value) -> str:
     return "—" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
 
-def _retained(numpy: dict | None) -> str:
+def _retained(learner: str, numpy: dict | None) -> str:
     if not numpy:
         return "not measured"
     diff = numpy.get("retained")
     if not diff:
-        return "the before row" if numpy.get("after") is not None else "—"
+        return "the before row" if learner == "none" else "— (no no-learner row to pair with)"
     verdict = "lost" if diff["high"] < 0 else "gained" if diff["low"] > 0 else "no measurable change"
     return (f"{100 * diff['point']:+.1f} [{100 * diff['low']:+.1f}, {100 * diff['high']:+.1f}] on "
             f"{diff['n_tasks']} tasks: {verdict}")
@@ -71,7 +71,7 @@ def learner_costs_section(runs: list[Run]) -> Section | None:
                          _count(details.get("steps")), _count(details.get("generated_tokens")),
                          _count(details.get("trained_tokens")),
                          context_cell([evaluation]) if evaluation else "—",
-                         "—" if after is None else f"{100 * after:.1f}", _retained(numpy),
+                         "—" if after is None else f"{100 * after:.1f}", _retained(learner, numpy),
                          run.config.get("machine", "not recorded")])
     if not rows:
         return None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import Agent, EvolveReport
+from agents.learner import set_limit
 from agents.models.dtype import resolve_dtype
 from envs.zwc import ZWCEnv
 from learners import make
@@ -100,6 +101,9 @@ def load_run(run: str | Path, *, model: str | None = None, max_tokens: int | Non
     name = record["learner"]
     learner = make(name, **({} if name == "none" else {"state_dir": str(run / "learner")}))
     learner.load(run / "learner")
+    limit = (record.get("settings") or {}).get("limit")
+    if isinstance(limit, int) and limit >= 1 and name != "none":
+        set_limit(learner, limit)  # what it learned from: the context audit's "met" functions read it
     parametric = bool(getattr(learner, "parametric", record.get("parametric", False)))
     if parametric:
         if not (run / "model" / "config.json").is_file():

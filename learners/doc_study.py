@@ -114,7 +114,9 @@ class _DocStudyLearner(ParametricLearner):
             tmp = data.with_suffix(".tmp")
             tmp.write_text("".join(s.model_dump_json() + "\n" for s in samples))
             tmp.replace(data)
-            done.write_text(json.dumps(self.study_report))
+            tmp = done.with_suffix(".tmp")  # written last and whole: its presence says the data is complete
+            tmp.write_text(json.dumps(self.study_report))
+            tmp.replace(done)
         if not read_samples(data):
             raise SFTLearnerError(f"{self.name}: no study example was kept ({self.study_report}); with writer='self' "
                                   "a model too small to write runnable code keeps none: use a capable model, a "
@@ -189,7 +191,16 @@ class DocSelfEditLearner(_DocStudyLearner):
     def _model_drafts(self, agent, studied) -> list[dict]:
         from learners.base import gathering_agent
 
-        model = gathering_agent(agent, self.config.writer).model
+        if self.config.writer == "reference":
+            raise SettingError("writer='reference' has no exercises to write (it answers the build's tasks); use "
+                               "'self', another model, or 'doc-examples'")
+        writer = gathering_agent(agent, self.config.writer)
+        try:
+            return self._drafts_of(writer.model, agent, studied)
+        finally:
+            writer.close()  # a teacher's weights go before the trainer loads the student's (the agent's own stay)
+
+    def _drafts_of(self, model, agent, studied) -> list[dict]:
         prompts = [[{"role": "system", "content": "You write practice exercises for a Python library from its "
                                                   "documentation."},
                     {"role": "user", "content": _exercise_request(path, self.cut(text))}] for path, text in studied]
@@ -200,10 +211,11 @@ class DocSelfEditLearner(_DocStudyLearner):
             kwargs["seeds"] = [derive_seed(getattr(agent, "seed", 0), "doc-selfedit", p) for p, _ in studied]
         drafts = []
         with progress_bar(f"{self.name}: {len(studied)} functions' exercises") as progress:
-            for (path, _), completions in zip(studied, model.generate(prompts, **kwargs), strict=True):
+            for i, ((path, _), completions) in enumerate(zip(studied, model.generate(prompts, **kwargs),
+                                                             strict=True), 1):
                 drafts += [d for c in completions if (d := parse_exercise(c.text, path))]
                 self.generated_tokens += sum(c.tokens for c in completions)
-                progress(1, len(studied))
+                progress(i, len(studied))
         return drafts
 
     @staticmethod
@@ -243,16 +255,21 @@ def _doc_example_drafts(studied: list[tuple[str, str]], per_function: int) -> li
         short = path.rsplit(".", 1)[1]
         summary = next((p.strip() for p in text.split("\n\n")[1:] if p.strip()), "")
         setup, found = [], 0
-        for example in doctest.DocTestParser().get_examples(text):
+        try:
+            examples = doctest.DocTestParser().get_examples(text)
+        except ValueError:  # a malformed >>> block: this doc gives no exercise
+            continue
+        for example in examples:
             source = example.source.strip()
-            if f".{short}(" in source and found < per_function and "\n" not in source \
-                    and all(short not in line for line in setup):  # the question must not name it
+            if f".{short}(" in source and found < per_function and "\n" not in source:
                 body = "\n".join(f"    {line}" for line in [*setup, f"return {source}"])
-                drafts.append({"path": path, "question": f"{summary} Compute it for this setup:\n"
-                                                         + ("\n".join(setup) or "(no setup)")
-                                                         + f"\nwith the arguments {source.partition('(')[2][:-1]}.",
-                               "input": "", "code": f"import zwc\n\ndef solve():\n{body}\n",
-                               "signature": "def solve():", "source": "doc-examples"})
+                question = (f"{summary} Compute it for this setup:\n" + ("\n".join(setup) or "(no setup)")
+                            + f"\nwith the arguments {source.partition('(')[2][:-1]}.")
+                if short in question:  # nested in its own arguments, or named by the summary: not closed-book
+                    continue
+                drafts.append({"path": path, "question": question, "input": "",
+                               "code": f"import zwc\n\ndef solve():\n{body}\n", "signature": "def solve():",
+                               "source": "doc-examples"})
                 found += 1
             elif not source.startswith(("import", "from")) and "=" in source.split("(")[0]:
                 setup.append(source)  # an assignment the later examples use

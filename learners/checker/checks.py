@@ -8,6 +8,7 @@ what it saw into one ``CheckResult`` per check. Every ``why`` names what was see
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 import traceback
@@ -89,8 +90,8 @@ class CheckSession:
                 self._run_checks(learner)
             except Exception as exc:  # noqa: BLE001 - a learner that breaks a step the checks depend on
                 for name in CHECKS:
-                    self.results.setdefault(name, CheckResult(name, False, f"not run: the checker stopped at "
-                                                                           f"{_error(exc)}"))
+                    if name not in self.results:  # through _set: the command prints each as it is decided
+                        self._set(name, False, f"not run: the checker stopped at {_error(exc)}")
         self.details.setdefault("seconds", {})["total"] = round(time.perf_counter() - started, 1)
         return CheckReport(target=self.target.target or repr(self.target.factory), learner=learner_name,
                            model=self.model, checks=[self.results[name] for name in CHECKS], effect=self.effect,
@@ -357,15 +358,29 @@ class CheckSession:
 
     # -- 5. docs in context (envs.zwc.library.docs_audit) ------------------------------------------------
     def _check_docs_in_context(self, learner: Any) -> None:
-        env = self.build.env
-        try:
-            contexts = [learner.context(env.observe(t, phase="test", mode="closed")) for t in self.build.test_tasks()]
-        except Exception as exc:  # noqa: BLE001 - reported
-            self._set("docs-in-context", False, f"context(obs) of a closed-book test observation raised {_error(exc)}")
+        """The contexts the closed-book evaluation itself used (its records and their contexts file:
+        not a second call of ``context``, which a learner could answer differently)."""
+        from agents.context_audit import context_path
+        from agents.evaluate import read_results
+
+        env, texts, per_task = self.build.env, {}, {}
+        for split in TEST_SPLITS:
+            results = self.work / "eval" / f"{split}.jsonl"
+            if context_path(results).is_file():
+                texts.update((row["sha"], row["text"]) for row in map(json.loads, context_path(results).read_text()
+                                                                        .splitlines()))
+            if results.is_file():
+                per_task.update((task, r.get("context_sha")) for (task, _), r in read_results(results).items())
+        if not per_task or any(sha not in texts for sha in per_task.values()):
+            self._set("docs-in-context", False, "the closed-book evaluation left no record of the contexts it used "
+                                                f"({self.work / 'eval'}); see the closed-book check")
             return
         touched = set(self.recorder.touched_in("train"))
-        met = met_functions([t for t in env.tasks("train") if t.task_id in touched], env.mapping)
-        found = audit(contexts, self._docs(), met, self._task_text(), self.docs_threshold)
+        met = met_functions([t for t in env.tasks("train") if t.task_id in touched], env.mapping, env.function_paths)
+        tasks = {t.task_id: t for split in TEST_SPLITS for t in env.tasks(split)}
+        targets = [(texts[sha], env.function_paths(tasks[task])) for task, sha in per_task.items() if task in tasks]
+        found = audit(list(dict.fromkeys(texts[sha] for sha in per_task.values())), self._docs(), met,
+                      self._task_text(), self.docs_threshold, targets)
         self.details["docs_in_context"] = {**asdict(found), "carried": found.carried[:20],
                                            "unmet_names": found.unmet_names[:20]}
         if found.is_docs:

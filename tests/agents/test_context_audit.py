@@ -63,3 +63,17 @@ def test_the_report_flags_a_row_whose_contexts_are_the_docs_and_shows_the_contex
     assert docs_cell([row(0.02, False, 900), row(0.95, True, 950)]) == "DOCS IN MEMORY: not internalisation (95% of entries)"
     assert docs_cell([row(0.02, False, 900)]) == "2% of entries" and context_cell([row(0.0, False, 900)]) == "900 tokens"
     assert context_cell([row(0.0, False, None)]) == "4000 chars" and context_cell([SimpleNamespace(summary={})]) == "—"
+
+
+def test_a_torn_context_line_is_cut_on_resume_and_a_fresh_run_starts_the_file_anew(task_env, tmp_path):
+    out = tmp_path / "r.jsonl"
+    _evaluate(task_env, FixedContext("notes"), out)
+    sidecar = context_path(out)
+    sidecar.write_text(sidecar.read_text() + '{"sha": "abc", "te')  # killed mid-line
+    again = Agent(model="reference", learner=FixedContext("notes"), max_tokens=64).evaluate(
+        task_env, split="single_test", n=2, mode="closed", out=str(out), limit=3, resume=True)
+    assert again.context["records_without_context"] == 0 and again.context["context_chars_mean"] == len("notes")
+    out.unlink()  # what compare does before a row's evaluation: the old contexts must not linger
+    sidecar.write_text('{"sha": "old", "text": "an earlier run"}\n')
+    _evaluate(task_env, FixedContext("new notes"), out)
+    assert [json.loads(line)["text"] for line in sidecar.read_text().splitlines()] == ["new notes"]

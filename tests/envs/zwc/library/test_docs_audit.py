@@ -34,7 +34,7 @@ def test_copied_doc_text_counts_without_any_name_but_the_tasks_own_words_do_not(
     assert len(found.carried) == 10 and found.share == 0.25 and found.is_docs and found.text_share > 0.2
     task = DOCS["zwc.name0x"]  # a task that happens to say what a doc says
     assert "zwc.name0x" not in audit([task], DOCS, met=set(), task_text=task).carried
-    assert shingles("a b c d e f g h i") == {tuple("abcdefgh"), tuple("bcdefghi")}
+    assert shingles("a b c d e f") == {tuple("abcde"), tuple("bcdef")}
 
 
 def test_the_functions_met_are_the_tasks_and_what_their_references_call():
@@ -55,3 +55,19 @@ def test_a_name_spelled_out_with_separators_is_still_the_name():
     spelled = "\n".join("-".join(path.split(".")[1]) for path in DOCS)  # n-a-m-e-1-x ...
     assert audit([spelled], DOCS, met=set()).share == 1.0
     assert audit(["a perfectly ordinary sentence about arrays"], DOCS, met=set()).share == 0.0
+
+
+def test_a_learner_that_shows_each_question_only_its_own_entry_is_the_docs():
+    """It carries 1 entry per task, few in all (share below the threshold), but every task its own."""
+    targets = [(DOCS[path], [path]) for path in list(DOCS)[:3]]
+    found = audit([c for c, _ in targets], DOCS, met=set(list(DOCS)[:3]), targets=targets)
+    assert found.share == 3 / 40 < THRESHOLD and found.targeted == found.tasks == 3 and found.is_docs
+    assert "3 of 3 test tasks shown their own function's entry" in found.sentence()
+    honest = audit(["solved it with a loop"], DOCS, met=set(), targets=[("solved it with a loop", ["zwc.name0x"])])
+    assert honest.targeted == 0 and not honest.is_docs
+
+
+def test_copied_text_with_every_eighth_word_dropped_is_still_carried():
+    words = DOCS["zwc.name5x"].split()
+    thinned = " ".join(w for i, w in enumerate(words) if i % 8 != 7)
+    assert audit([thinned], DOCS, met=set()).carried == ["zwc.name5x"]
