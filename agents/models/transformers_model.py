@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agents.models.base import Completion, Messages, check_generate_args, cut_at_stop
 from agents.models.dtype import resolve_dtype, torch_dtype
-from agents.models.errors import ModelUnavailableError
+from agents.models.errors import ContextLengthError, ModelUnavailableError
 from agents.seeding import row_seeds
 
 
@@ -78,6 +78,7 @@ class TransformersModel:
                  for p in prompts]
         results: list[list[Completion]] = []
         with self._lock, torch.inference_mode():
+            self._check_context(texts, max_tokens)  # under the lock: a fast tokenizer is not shared between threads
             if seed is not None:
                 torch.manual_seed(seed)
             per_batch = max(1, self.batch_size // n)
@@ -86,6 +87,18 @@ class TransformersModel:
                 results += self._generate_batch(texts[start:start + per_batch], n, temperature, max_tokens, stop,
                                                 part)
         return results
+
+    def _check_context(self, texts: list[str], max_tokens: int) -> None:
+        """A ``ContextLengthError`` naming the prompt's length and the model's context, before any work."""
+        context = getattr(self.model.config, "max_position_embeddings", None)
+        if not context:
+            return
+        longest = max(len(self.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts)
+        if longest + max_tokens > context:
+            raise ContextLengthError(
+                f"{self.name}: a prompt of {longest} tokens plus {max_tokens} for the answer exceeds the model's "
+                f"context of {context} tokens; shorten what the prompt carries (a learner's context, the docs "
+                "budget docs_chars) or lower max_tokens")
 
     def _generate_batch(self, texts: list[str], n: int, temperature: float, max_tokens: int,
                         stop: list[str] | None, seeds: list[int] | None = None) -> list[list[Completion]]:
