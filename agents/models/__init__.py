@@ -12,5 +12,6 @@ from agents.models.errors import (
 from agents.models.registry import DEFAULT_MODEL, ModelRegistry, load_model, release_model
 
 __all__ = ["DEFAULT_MODEL", "DTYPES", "Completion", "ContextLengthError", "DtypeError", "Messages", "Model",
-           "ModelError", "ModelIntegrityError", "ModelRegistry", "ModelUnavailableError", "UnknownModelError", "load_model",
+           "ModelError", "ModelIntegrityError", "ModelRegistry", "ModelUnavailableError", "UnknownModelError",
+           "load_model",
            "release_model"]
