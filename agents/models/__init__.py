@@ -13,5 +13,4 @@ from agents.models.registry import DEFAULT_MODEL, ModelRegistry, load_model, rel
 
 __all__ = ["DEFAULT_MODEL", "DTYPES", "Completion", "ContextLengthError", "DtypeError", "Messages", "Model",
            "ModelError", "ModelIntegrityError", "ModelRegistry", "ModelUnavailableError", "UnknownModelError",
-           "load_model",
-           "release_model"]
+           "load_model", "release_model"]
