@@ -163,7 +163,7 @@ class DocSelfEditLearner(_DocStudyLearner):
 
     name = "doc-selfedit"
     config_class = DocSelfEditConfig
-    checker_settings = {**_DocStudyLearner.checker_settings, "writer": "doc-examples", "edits": 2}
+    checker_settings = {**_DocStudyLearner.checker_settings, "writer": "doc-examples", "edits": 4}
 
     def write_samples(self, agent, env, studied):
         writer, self.generated_tokens = self.config.writer, 0

@@ -143,7 +143,7 @@ def test_every_registered_learner_passes_at_tiny_sizes(check_build, tiny_dir, tm
     if report.details["parametric"]:
         assert [f.metric for f in report.effect] == ["closed-book pass@1", "API recall"]
         assert "same weights" in report.check("save-load").why
-        assert recorded["training_rows"] >= 2  # the training set was seen: a canary in it could not pass unseen
+        assert recorded["training_rows"] >= 1  # the training set was seen: a canary in it could not pass unseen
     if name in ("expel", "ace"):
         # they gather with the reference teacher, which binds the train split only while they evolve
         assert recorded["prompts"] >= 2 and recorded["test_split_requests"] == 0
