@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.zwc.library.docs import DocIndex
-from envs.zwc.library.docs_audit import THRESHOLD, audit, met_functions
+from envs.zwc.library.docs_audit import THRESHOLD, DocsAudit, audit, met_functions
 from sebench.errors import SebenchError
 from sebench.jsonl import cut_torn_tail
 
@@ -93,19 +93,27 @@ def summarise_contexts(records: list[dict], log: ContextLog, env: Any, learner: 
 
 def _audit(records: list[dict], log: ContextLog, env: Any, learner: Any) -> dict[str, Any]:
     limit = learner_limit(learner)
-    present = [s for s in SPLITS if (Path(env.root) / f"{s}.jsonl").is_file()]
-    train = env.tasks("train") if "train" in present else []
-    met = met_functions(train[:limit] if limit else train, env.mapping, env.function_paths)
-    by_id = {t.task_id: t for s in present for t in env.tasks(s)}
-    own = "\n".join(f"{t.query}\n{t.function_name}\n{t.example.input if t.example else ''}" for t in by_id.values())
-    index = DocIndex.from_file(Path(env.root) / "api_doc.jsonl", env.mapping)  # after the closed book: ours to read
-    shas = list(dict.fromkeys(r.get("context_sha") for r in records if r.get("context_sha") in log.texts))
-    per_task = {r["task_id"]: log.texts[r["context_sha"]] for r in records if r.get("context_sha") in log.texts}
-    targets = [(text, env.function_paths(by_id[task])) for task, text in per_task.items() if task in by_id]
-    found = audit([log.texts[s] for s in shas], {p: e.text for p, e in index.entries.items()}, met, own, THRESHOLD,
-                  targets)
+    train = env.tasks("train") if (Path(env.root) / "train.jsonl").is_file() else []
+    found = audit_records(records, log.texts, env, met_functions(train[:limit] if limit else train, env.mapping,
+                                                                 env.function_paths))
     return {"share": found.share, "text_share": found.text_share, "entries": found.entries,
             "carried": len(found.carried), "unmet_names": len(found.unmet_names), "targeted": found.targeted,
             "tasks": found.tasks, "threshold": found.threshold, "is_docs": found.is_docs,
             "met_from": f"the first {limit} train tasks" if limit else "every train task",
             "sentence": found.sentence()}
+
+
+def audit_records(records: list[dict], texts: dict[str, str], env: Any, met: set[str],
+                  threshold: float = THRESHOLD) -> DocsAudit:
+    """The docs audit of the contexts ``records`` point to (``texts``: sha -> context), each test
+    task's own context checked against its own functions; ``met``: the functions the learner met.
+    The evaluation's summary and the learner checker both judge by it."""
+    present = [s for s in SPLITS if (Path(env.root) / f"{s}.jsonl").is_file()]
+    by_id = {t.task_id: t for s in present for t in env.tasks(s)}
+    own = "\n".join(f"{t.query}\n{t.function_name}\n{t.example.input if t.example else ''}" for t in by_id.values())
+    index = DocIndex.from_file(Path(env.root) / "api_doc.jsonl", env.mapping)  # after the closed book: ours to read
+    shas = list(dict.fromkeys(r.get("context_sha") for r in records if r.get("context_sha") in texts))
+    per_task = {r["task_id"]: texts[r["context_sha"]] for r in records if r.get("context_sha") in texts}
+    targets = [(text, env.function_paths(by_id[task])) for task, text in per_task.items() if task in by_id]
+    return audit([texts[s] for s in shas], {p: e.text for p, e in index.entries.items()}, met, own, threshold,
+                 targets)

@@ -26,6 +26,7 @@ from agents.models.dtype import resolve_dtype
 from benchmarks.machine import machine
 from benchmarks.paired_stats import PairedDifference, RowTasks, counts_of, paired_difference
 from benchmarks.report import report_comparison
+from benchmarks.report_stats import task_samples
 from benchmarks.runs import evolve_run, learner_overrides
 from envs.zwc import ZWCEnv
 from learners.base import learner_teacher
@@ -96,16 +97,6 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
 
 def retained(after: LearnerResult, before: LearnerResult, build: str) -> PairedDifference | None:
     """``after``'s NumPy control minus ``before``'s, paired per task (None when they share no task)."""
-    rows = [RowTasks(r.learner, [counts_of(per_task_counts(Path(r.numpy.results_path)), build)])
-            for r in (after, before)]
+    rows = [RowTasks(r.learner, [counts_of(task_samples(list(read_results(Path(r.numpy.results_path)).values())),
+                                           build)]) for r in (after, before)]
     return paired_difference(*rows)
-
-
-def per_task_counts(results: Path) -> dict[str, tuple[int, int]]:
-    """{task: (samples, passes)} of a results file."""
-    counts: dict[str, list[int]] = {}
-    for (task, _), record in read_results(results).items():
-        counts.setdefault(task, [0, 0])
-        counts[task][0] += 1
-        counts[task][1] += bool(record["passed"])
-    return {task: (n, c) for task, (n, c) in counts.items()}

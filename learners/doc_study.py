@@ -29,6 +29,7 @@ import doctest
 import json
 import re
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ class DocSelfEditConfig(DocStudyConfig):
             raise SettingError(f"need edits >= 1, got edits={self.edits}")
 
 
-class _DocStudyLearner(ParametricLearner):
+class _DocStudyLearner(ParametricLearner, ABC):
     """Shared: the studied functions, the data file, training and the report."""
 
     config_class = DocStudyConfig
@@ -132,9 +133,9 @@ class _DocStudyLearner(ParametricLearner):
         return EvolveReport(learner=self.name, episodes=self.study_report.get("functions", 0),
                             seconds=time.perf_counter() - started, details=details)
 
+    @abstractmethod
     def write_samples(self, agent, env, studied: list[tuple[str, str]]) -> tuple[list[SFTSample], dict]:
         """The training examples made from ``studied`` and a report of how (each learner its own)."""
-        raise NotImplementedError(f"{type(self).__name__} must say what it makes of the docs")
 
     def run_files(self, target: Path) -> list[Path]:
         return [self.state_dir / name for name in ("study.jsonl", "study_report.json")

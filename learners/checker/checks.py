@@ -8,7 +8,6 @@ what it saw into one ``CheckResult`` per check. Every ``why`` names what was see
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 import traceback
@@ -17,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envs.zwc.library.docs_audit import THRESHOLD, audit, met_functions
+from envs.zwc.library.docs_audit import THRESHOLD, met_functions
 from learners.checker.build import TEST_SPLITS, CheckBuild
 from learners.checker.record import (
     Recorder,
@@ -359,28 +358,24 @@ class CheckSession:
     # -- 5. docs in context (envs.zwc.library.docs_audit) ------------------------------------------------
     def _check_docs_in_context(self, learner: Any) -> None:
         """The contexts the closed-book evaluation itself used (its records and their contexts file:
-        not a second call of ``context``, which a learner could answer differently)."""
-        from agents.context_audit import context_path
+        not a second call of ``context``, which a learner could answer differently), audited as the
+        evaluation's summary is (``agents.context_audit.audit_records``), with the functions the
+        learner met being those of the train tasks it touched."""
+        from agents.context_audit import ContextLog, audit_records
         from agents.evaluate import read_results
 
-        env, texts, per_task = self.build.env, {}, {}
+        env, texts, records = self.build.env, {}, []
         for split in TEST_SPLITS:
             results = self.work / "eval" / f"{split}.jsonl"
-            if context_path(results).is_file():
-                texts.update((row["sha"], row["text"]) for row in map(json.loads, context_path(results).read_text()
-                                                                        .splitlines()))
-            if results.is_file():
-                per_task.update((task, r.get("context_sha")) for (task, _), r in read_results(results).items())
-        if not per_task or any(sha not in texts for sha in per_task.values()):
+            texts.update(ContextLog(results, fresh=False).texts)
+            records += list(read_results(results).values()) if results.is_file() else []
+        if not records or any(r.get("context_sha") not in texts for r in records):
             self._set("docs-in-context", False, "the closed-book evaluation left no record of the contexts it used "
                                                 f"({self.work / 'eval'}); see the closed-book check")
             return
         touched = set(self.recorder.touched_in("train"))
         met = met_functions([t for t in env.tasks("train") if t.task_id in touched], env.mapping, env.function_paths)
-        tasks = {t.task_id: t for split in TEST_SPLITS for t in env.tasks(split)}
-        targets = [(texts[sha], env.function_paths(tasks[task])) for task, sha in per_task.items() if task in tasks]
-        found = audit(list(dict.fromkeys(texts[sha] for sha in per_task.values())), self._docs(), met,
-                      self._task_text(), self.docs_threshold, targets)
+        found = audit_records(records, texts, env, met, self.docs_threshold)
         self.details["docs_in_context"] = {**asdict(found), "carried": found.carried[:20],
                                            "unmet_names": found.unmet_names[:20]}
         if found.is_docs:
