@@ -6,6 +6,10 @@ knew (storing zwc names into the weights may) shows as a paired difference below
 retained", per task over the same tasks and samples, with its bootstrap interval
 (``benchmarks.paired_stats``).
 
+Each finished row leaves ``REPORT/LEARNER/row.json`` (its reports and the settings it ran with), so
+a rerun of the same command skips the rows already done and a comparison longer than one sitting
+is run in several; a row whose settings changed runs again.
+
 ``REPORT/summary.json`` holds every learner's evolve report and evaluations next to the
 no-learner baseline, with the config, machine and code version they came from; the report
 (``report.md``, ``report.html``, PNG plots) is ``sebench report``'s on that directory
@@ -14,6 +18,7 @@ no-learner baseline, with the config, machine and code version they came from; t
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,6 +37,7 @@ from envs.zwc import ZWCEnv
 from learners.base import learner_teacher
 from sebench.version import code_version
 
+ROW_FILE = "row.json"
 NOTES = ("rules", "bullets", "curations_parsed", "updates", "stored_trajectories", "solved", "gathered_with",
          "generated_with", "warnings")  # evolve details worth a line in the report
 
@@ -60,8 +66,18 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
     for i, name in enumerate(learners, 1):
         own = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model,
                                          **learner_overrides(settings or {}, name)}
+        key = {"learner": name, "settings": own, "model": model, "dtype": resolve_dtype(dtype), "split": split,
+               "limit": limit, "n": n, "max_tokens": max_tokens, "numpy_control": numpy_control,
+               "zwc": env.mapping.origin}
+        done = finished_row(out / name, key)
+        if done is not None:
+            console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold] — finished earlier with the same "
+                          f"settings ({out / name / ROW_FILE}); skipped")
+            results.append(done)
+            continue
         console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold]" + ("" if name == "none" else
                       f" — training phase on {train_limit} train tasks, then closed-book on {limit} test tasks"))
+        (out / name / ROW_FILE).unlink(missing_ok=True)
         agent, evolve = evolve_run(env, name, out / name, model=model, settings=own, max_tokens=max_tokens,
                                    dtype=dtype)
         if name != "none":
@@ -79,7 +95,12 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         close = getattr(agent.learner, "close", None)
         if close is not None:
             close()  # and its store lets go of its files (the run directory keeps them)
-        results.append(LearnerResult(name, evolve, evaluation, learner_teacher(agent.learner, model), numpy))
+        result = LearnerResult(name, evolve, evaluation, learner_teacher(agent.learner, model), numpy)
+        (out / name / ROW_FILE).write_text(json.dumps({"key": key, "teacher": result.teacher,
+                                                       "evolve": asdict(evolve), "evaluation": asdict(evaluation),
+                                                       "numpy": asdict(numpy) if numpy else None},
+                                                      indent=1, default=str) + "\n")
+        results.append(result)
     before = next((r for r in results if r.learner == "none" and r.numpy is not None), None)
     for result in results:
         if before is not None and result is not before and result.numpy is not None:
@@ -93,6 +114,25 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
              **({"numpy_retained": asdict(r.numpy_retained)} if r.numpy_retained else {})} for r in results]
     report_comparison(out, {"config": config, "results": rows})
     return results
+
+
+def finished_row(run: Path, key: dict) -> LearnerResult | None:
+    """The row ``run/row.json`` records when it ran with exactly ``key``'s settings, else None."""
+    path = run / ROW_FILE
+    if not path.is_file():
+        return None
+    try:
+        row = json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return None  # cut short by a kill: the row runs again
+    if row.get("key") != json.loads(json.dumps(key, default=str)):
+        return None
+    return LearnerResult(key["learner"], EvolveReport(**row["evolve"]), _eval_report(row["evaluation"]),
+                         row.get("teacher"), _eval_report(row["numpy"]) if row.get("numpy") else None)
+
+
+def _eval_report(data: dict) -> EvalReport:
+    return EvalReport(**{**data, "pass_at": {int(k): v for k, v in data["pass_at"].items()}})
 
 
 def retained(after: LearnerResult, before: LearnerResult, build: str) -> PairedDifference | None:

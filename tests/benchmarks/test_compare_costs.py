@@ -33,3 +33,17 @@ def test_every_row_has_its_numpy_control_and_the_report_its_costs(task_env, tiny
 def test_the_numpy_control_can_be_left_out(task_env, tmp_path):
     [none] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=2, numpy_control=False)
     assert none.numpy is None and not (tmp_path / "cmp" / "none" / "numpy.jsonl").exists()
+
+
+def test_a_rerun_skips_the_rows_finished_with_the_same_settings(task_env, tmp_path):
+    """A comparison longer than one sitting is run in several: a finished row is read back from its
+    row.json, not run again; a row whose settings changed runs again."""
+    [first] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=2)
+    closed = tmp_path / "cmp" / "none" / "closed.jsonl"
+    written = closed.stat().st_mtime_ns
+    [again] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=2)
+    assert closed.stat().st_mtime_ns == written  # not evaluated again
+    assert again.evaluation == first.evaluation and again.numpy == first.numpy
+    assert json.loads((tmp_path / "cmp" / "summary.json").read_text())["results"][0]["evaluation"]["n_tasks"] == 2
+    [changed] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=3)
+    assert changed.evaluation.n_tasks == 3 and closed.stat().st_mtime_ns != written
