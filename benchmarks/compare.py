@@ -8,7 +8,7 @@ retained", per task over the same tasks and samples, with its bootstrap interval
 
 Each finished row leaves ``REPORT/LEARNER/row.json`` (its reports and the settings it ran with), so
 a rerun of the same command skips the rows already done and a comparison longer than one sitting
-is run in several; a row whose settings changed runs again.
+is run in several; a row whose settings (or machine kind) changed runs again.
 
 ``REPORT/summary.json`` holds every learner's evolve report and evaluations next to the
 no-learner baseline, with the config, machine and code version they came from; the report
@@ -68,7 +68,7 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
                                          **learner_overrides(settings or {}, name)}
         key = {"learner": name, "settings": own, "model": model, "dtype": resolve_dtype(dtype), "split": split,
                "limit": limit, "n": n, "max_tokens": max_tokens, "numpy_control": numpy_control,
-               "zwc": env.mapping.origin}
+               "zwc": env.mapping.origin, "machine": machine()}  # resumed only on the same kind of machine
         done = finished_row(out / name, key)
         if done is not None:
             console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold] — finished earlier with the same "
