@@ -234,9 +234,7 @@ def eval_command(
     preset: Preset = typer.Option("cpu", "--preset", help=PRESET_HELP),
     n: int | None = opt.n_option(None, "Samples per task (pass@k for every k <= n); default: the preset's (cpu 5, "
                                        "paper 1)."),
-    temperature: float | None = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature of every "
-                                             "sample, whatever --n; default: the preset's (cpu 0.8, paper 0.6); 0 "
-                                             "decodes greedily."),
+    temperature: float | None = opt.temperature_option(),
     out: Path | None = typer.Option(None, "--out", help="Results JSON lines (summary beside it)."),
     limit: int | None = opt.limit_option(None, "Only the first N tasks of the split."),
     resume: bool = typer.Option(False, "--resume", help="Continue the results file of a killed run."),
@@ -299,6 +297,7 @@ def validate_command(
     split: str = typer.Option("single_test", "--split", help="train | single_test | multiple_test"),
     limit: int = opt.limit_option(20, "Tasks per run: the first N of the split."),
     max_tokens: int = opt.max_tokens_option(256),
+    temperature: float | None = opt.temperature_option(),
     out: Path | None = typer.Option(None, "--out", help="Directory for the four runs' results."),
     usage: Usage = opt.usage_option(),
 ) -> None:
@@ -313,8 +312,8 @@ def validate_command(
     check.model(model)
     env = load_env(zwc, usage)
     try:
-        result = validate(env, Agent(model=model, max_tokens=max_tokens, dtype=dtype, engine=engine), split=split,
-                          limit=limit,
+        result = validate(env, Agent(model=model, max_tokens=max_tokens, dtype=dtype, engine=engine,
+                                     temperature=temperature), split=split, limit=limit,
                           out_dir=out or zwc / "validate")
     finally:
         env.close()

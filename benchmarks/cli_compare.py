@@ -34,6 +34,7 @@ def compare_command(
     gather_model: str | None = opt.gather_model_option("reference", "Model that gathers training trajectories ('' for "
                                                                      "the agent's)."),
     max_tokens: int = opt.max_tokens_option(192),
+    temperature: float | None = opt.temperature_option(),
     usage: Usage = opt.usage_option(),
     settings: list[str] = opt.settings_option("Learner setting KEY=VALUE for every learner, or LEARNER.KEY=VALUE for "
                                               "one (expel.store=chroma); repeatable."),
@@ -62,8 +63,8 @@ def compare_command(
     env = load_env(zwc, usage)
     try:
         compare(env, names, model, out, limit=limit, train_limit=train_limit,
-                          gather_model=gather_model or None, max_tokens=max_tokens, dtype=dtype,
-                          settings=overrides, numpy_control=numpy_control)
+                gather_model=gather_model or None, max_tokens=max_tokens, dtype=dtype,
+                settings=overrides, numpy_control=numpy_control, temperature=temperature)
     finally:
         env.close()
     show_comparison(out)

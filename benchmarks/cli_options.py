@@ -18,7 +18,7 @@ USAGE_HELP = ("How a pass must use the library: standard (a catalogued zwc funct
 Dtype = Literal["auto", "bfloat16", "float32"]  # agents.models.dtype.DTYPES
 Engine = Literal["auto", "transformers", "ct2-int8", "ct2-float32"]  # agents.models.local_model.ENGINES
 Preset = Literal["cpu", "paper"]  # agents.presets.PRESETS
-PRESET_HELP = ("Evaluation settings: cpu (greedy single samples, 0.8 for more, 512 tokens, n 5) or paper (SE-Bench's "
+PRESET_HELP = ("Evaluation settings: cpu (every sample at temperature 0.8, 512 tokens, n 5) or paper (SE-Bench's "
                "temperature 0.6, one sample, pass@1, 8192 tokens for thinking models); explicit --n, --temperature "
                "and --max-tokens win; the preset is recorded in the results' config.")
 ENGINE_HELP = ("What generates for a local model: auto (CTranslate2 float32 for greedy answers of a float32 CPU "
@@ -78,6 +78,11 @@ def n_option(default: int | None = 4, what: str = "Samples per test task (pass@k
 
 def max_tokens_option(default: int | None, what: str = "Tokens per answer.") -> Any:
     return count_option("--max-tokens", default, what)
+
+
+def temperature_option() -> Any:
+    return typer.Option(None, "--temperature", min=0.0, help="Sampling temperature of every answer, whatever --n; "
+                        "default: the preset's (cpu 0.8, paper 0.6); 0 decodes greedily.")
 
 
 def settings_option(what: str = "Learner setting KEY=VALUE (repeatable), e.g. --set max_steps=20 --set lora=true.") \

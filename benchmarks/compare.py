@@ -55,10 +55,12 @@ class LearnerResult:
 def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, split: str = "single_test",
             limit: int | None = 20, train_limit: int = 20, gather_model: str | None = "reference",
             max_tokens: int = 192, n: int = 1, dtype: str = "auto",
-            settings: dict | None = None, numpy_control: bool = True) -> list[LearnerResult]:
+            settings: dict | None = None, numpy_control: bool = True,
+            temperature: float | None = None) -> list[LearnerResult]:
     """``settings``: ``--set`` values, ``KEY`` for every learner but ``none``, ``LEARNER.KEY`` for one
     (``expel.store=chroma``). ``numpy_control``: also evaluate each row on the NumPy control (the
-    forgetting figure; needs the ``none`` row, the before)."""
+    forgetting figure; needs the ``none`` row, the before). ``temperature``: every answer's, the
+    learners' own gathering included (None: the evaluation preset's; 0: greedy)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = []
@@ -67,7 +69,8 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         own = {} if name == "none" else {"limit": train_limit, "gather_model": gather_model,
                                          **learner_overrides(settings or {}, name)}
         key = {"learner": name, "settings": own, "model": model, "dtype": resolve_dtype(dtype), "split": split,
-               "limit": limit, "n": n, "max_tokens": max_tokens, "numpy_control": numpy_control,
+               "limit": limit, "n": n, "max_tokens": max_tokens, "temperature": temperature,
+               "numpy_control": numpy_control,
                "zwc": env.mapping.origin, "machine": machine()}  # resumed only on the same kind of machine
         done = finished_row(out / name, key)
         if done is not None:
@@ -79,7 +82,7 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
                       f" — training phase on {train_limit} train tasks, then closed-book on {limit} test tasks"))
         (out / name / ROW_FILE).unlink(missing_ok=True)
         agent, evolve = evolve_run(env, name, out / name, model=model, settings=own, max_tokens=max_tokens,
-                                   dtype=dtype)
+                                   dtype=dtype, temperature=temperature)
         if name != "none":
             console.print(f"{name} evolved in {evolve.seconds:.0f} s: " + ", ".join(
                 f"{k}={v}" for k, v in evolve.details.items() if k in NOTES and k != "warnings"))
@@ -107,6 +110,7 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
             result.numpy_retained = retained(result, before, env.mapping.origin)
     config = {"model": model, "split": split, "limit": limit, "train_limit": train_limit,
               "gather_model": gather_model, "n": n, "max_tokens": max_tokens, "settings": settings or {},
+              "temperature": temperature,
               "dtype": resolve_dtype(dtype), "usage": env.usage, "zwc": env.mapping.origin,
               "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine()}
     rows = [{"learner": r.learner, "evolve": asdict(r.evolve), "evaluation": asdict(r.evaluation), "teacher": r.teacher,

@@ -4,7 +4,9 @@ Fresh ZWC names and tasks, the docs' examples checked, ``sebench validate`` (clo
 open-book and the NumPy control above it), ExpeL against no learner with the capable model
 gathering its own experience, and the paper-style report. Each step is the ``sebench`` command a
 user would type (printed before it runs), so the demo is also a worked example; the step times
-land in ``OUT/demo_timings.json`` and in a table at the end. The slices (tasks, token budget)
+land in ``OUT/demo_timings.json`` and in a table at the end. Answers are decoded greedily
+(``--temperature 0``): a rerun on the same kind of machine gives the same figures, and a float32
+CPU model answers through CTranslate2 where it is installed (``--engine auto``). The slices (tasks, token budget)
 were picked by measurement to hold the whole demo under 20 minutes on a 2-core CPU without bf16
 units (``docs/results/demo.md``).
 """
@@ -27,7 +29,7 @@ def steps(out: Path, *, seed: int, limit: int, train_limit: int, max_tokens: int
     """(what the step does, the command) in order."""
     zwc = out / f"zwc-seed{seed}"
     sebench = [sys.executable, "-m", "benchmarks.cli"]
-    budget = ["--max-tokens", str(max_tokens)]
+    budget = ["--max-tokens", str(max_tokens), "--temperature", "0"]  # greedy: the same answers on every run
     return [
         (f"fresh ZWC names for seed {seed}", [*sebench, "zwc", "build", "--seed", str(seed), "--out", str(zwc)]),
         ("train and test tasks, verified by execution",

@@ -42,12 +42,13 @@ def learner_overrides(extra: dict[str, Any], name: str) -> dict[str, Any]:
 
 def evolve_run(env: ZWCEnv, learner: str, out: str | Path, *, model: str = "smollm2-135m",
                settings: dict[str, Any] | None = None, max_tokens: int = 256, dtype: str = "auto",
-               usage: str | None = None) -> tuple[Agent, EvolveReport]:
+               usage: str | None = None, temperature: float | None = None) -> tuple[Agent, EvolveReport]:
     """Make ``learner`` with ``settings`` (its config keys: ``limit``, ``gather_model``, ``max_steps``
     ...), evolve an agent on ``model`` with it, and write the run to ``out``. Returns the evolved
     agent (its model is the trained one for parametric learners) and the report.
 
-    ``run.json`` is written before training, so a killed run still says what it was."""
+    ``run.json`` is written before training, so a killed run still says what it was. ``temperature``:
+    the agent's (None: its evaluation preset's), recorded there when given."""
     out = Path(out)
     config = dict(settings or {})
     if learner != "none":
@@ -65,8 +66,10 @@ def evolve_run(env: ZWCEnv, learner: str, out: str | Path, *, model: str = "smol
               "parametric": bool(getattr(learner_obj, "parametric", False)), "zwc": env.mapping.origin,
               "zwc_root": str(env.root), "usage": usage or env.usage, "code_version": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    if temperature is not None:
+        record["temperature"] = temperature
     (out / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
-    agent = Agent(model=model, learner=learner_obj, max_tokens=max_tokens, dtype=dtype)
+    agent = Agent(model=model, learner=learner_obj, max_tokens=max_tokens, dtype=dtype, temperature=temperature)
     report = agent.evolve(env)
     learner_obj.save(out / "learner")
     (out / "report.json").write_text(json.dumps({**asdict(report), "usage": record["usage"]}, indent=1) + "\n")

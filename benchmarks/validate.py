@@ -81,7 +81,7 @@ def validate(env: ZWCEnv, agent: Agent, split: str = "single_test", limit: int =
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     runs = [(agent, "closed"), (agent, "open"), (agent, "numpy"),
-            (Agent(model="reference", concurrency=agent.concurrency), "closed")]
+            (Agent(model="reference", concurrency=agent.concurrency, temperature=agent.temperature), "closed")]
     reports = []
     for i, (who, mode) in enumerate(runs):
         path = out / f"{i}-{file_part(who.name)}-{mode}.jsonl"

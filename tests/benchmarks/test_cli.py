@@ -88,15 +88,26 @@ def test_evolve_from_the_shell_writes_learner_state_and_report(tmp_path, task_en
 def test_compare_writes_a_report_with_plots(tmp_path, task_env):
     out = tmp_path / "report"
     result = runner.invoke(app, ["compare", "--zwc", str(task_env.root), "--learners", "none", "--model", "reference",
-                                 "--limit", "3", "--out", str(out)])
+                                 "--limit", "3", "--temperature", "0", "--out", str(out)])
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()
     # sebench report's table: 3 of 3 pass, exact bounds [29.2, 100] (0.025 ** (1 / 3)), the bootstrap [1, 1]
     assert "| none | reference | 100.0 [29.2, 100.0] · tasks [100.0, 100.0] |" in report and "code_version" in report
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["usage"] == "standard" and summary["results"][0]["evaluation"]["target_use_rate"] == 1.0
+    assert summary["config"]["temperature"] == 0 and summary["results"][0]["evaluation"]["config"]["temperature"] == 0
     assert (out / "pass_at_k_main.png").stat().st_size > 1000 and (out / "failures.png").stat().st_size > 1000
     assert "Main table: learners, closed-book" in result.output  # the report's table, printed
+
+
+def test_validate_decodes_at_the_temperature_asked(tmp_path, task_env):
+    """make demo asks for greedy answers (--temperature 0): every run's config says so."""
+    out = tmp_path / "validate"
+    result = runner.invoke(app, ["validate", "--zwc", str(task_env.root), "--model", "reference", "--limit", "2",
+                                 "--temperature", "0", "--out", str(out)])
+    assert "closed-book pass@1" in result.output, result.output
+    configs = [json.loads(path.read_text()) for path in sorted(out.glob("*.summary.json"))]
+    assert len(configs) == 4 and {c["config"]["temperature"] for c in configs} == {0.0}
 
 
 def test_every_command_has_the_one_default_model():
