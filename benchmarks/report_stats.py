@@ -116,7 +116,9 @@ def estimate(evaluations: list[Evaluation], k: int) -> Estimate:
         counted = task_samples(e.records)
         samples += sum(n for n, _ in counted.values() if n >= k)
         passes += sum(c for n, c in counted.values() if n >= k)
-    strata = {b: np.array([np.mean(v) for v in tasks.values()]) for b, tasks in builds.items() if tasks}
+    # tasks in id order, builds in name order: a results file lists answers as they finished, and the
+    # bootstrap's resamples pick positions, so file order would move the interval between reruns
+    strata = {b: np.array([np.mean(builds[b][t]) for t in sorted(builds[b])]) for b in sorted(builds) if builds[b]}
     if not strata:
         return Estimate(k, None)
     per_build = {b: float(v.mean()) for b, v in strata.items()}
