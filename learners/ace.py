@@ -109,6 +109,7 @@ class AceLearner:
         self.retry_notes: dict[str, str] = {}
         self.malformed = 0
         self.updates = 0
+        self.generated_tokens = 0  # this run's: answers, reflections, curations, validation (the report's cost)
         self.online_updates = 0
         self._model = None
         self._held = HeldStore(self.config, store, "playbook")  # the bullets, embedded
@@ -211,6 +212,7 @@ class AceLearner:
     def _ask(self, prompt: str) -> str:
         [[answer]] = self._model.generate([[{"role": "user", "content": prompt}]], n=1, temperature=0.0,
                                           max_tokens=self.config.max_tokens)
+        self.generated_tokens += answer.tokens
         return answer.text
 
     def _render_for(self, question: str) -> str:
@@ -255,6 +257,7 @@ class AceLearner:
     # -- offline training -------------------------------------------------------------------------
     def evolve(self, agent, env) -> EvolveReport:
         started = time.perf_counter()
+        self.generated_tokens = 0
         self.bind(agent.model)
         if self.config.state_dir and (Path(self.config.state_dir) / "ace.json").is_file():
             self.load(self.config.state_dir)  # a killed run resumes with the playbook it had saved
@@ -275,6 +278,7 @@ class AceLearner:
                     trajectories = generator.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open",
                                                           on_done=progress.advance)
                     episodes += len(trajectories)
+                    self.generated_tokens += sum(t.tokens for t in trajectories)
                     for task, trajectory in zip(pending, trajectories, strict=True):
                         reflection = self.update(trajectory)
                         if trajectory.passed:
@@ -300,7 +304,8 @@ class AceLearner:
                                        "updates": self.updates, "malformed_curations": self.malformed,
                                        "curations_parsed": self.updates - self.malformed,
                                        "dropped_operations": best.dropped_ops,
-                                       "generated_with": self.config.gather_model or agent.name})
+                                       "generated_with": self.config.gather_model or agent.name,
+                                       "generated_tokens": self.generated_tokens})
         if not best.bullets:
             parsed = self.updates - self.malformed
             warn_empty(report, f"the playbook is empty, so the closed-book context is empty ({parsed} of "
@@ -315,6 +320,7 @@ class AceLearner:
             trajectories = agent.run_episodes(env, [(t, 0) for t in tasks], phase="test", mode="closed")
         finally:
             self.config.online = online
+        self.generated_tokens += sum(t.tokens for t in trajectories)
         return sum(t.passed for t in trajectories) / len(tasks)
 
     # -- state ------------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ class ExpelLearner:
         self._held = HeldStore(self.config, store, "trajectories")  # the solved tasks, by question
         self.records: dict[str, TaskRecord] = {}
         self.malformed = 0
+        self.generated_tokens = 0  # this run's: gathering, reflections, insights (the report's cost column)
         self.log: list[str] = []
         self._lock = threading.RLock()  # episodes finish in many threads at once
 
@@ -170,6 +171,7 @@ class ExpelLearner:
     # -- training -------------------------------------------------------------------------------
     def evolve(self, agent, env) -> EvolveReport:
         started = time.perf_counter()
+        self.generated_tokens = 0
         tasks = env.tasks("train")
         tasks = tasks[: self.config.limit] if self.config.limit is not None else tasks
         if self.config.state_dir and (Path(self.config.state_dir) / "expel.json").is_file():
@@ -187,7 +189,8 @@ class ExpelLearner:
                                        "operations_applied": self.book.applied,
                                        "operations_dropped": self.book.dropped, "malformed_answers": self.malformed,
                                        "stored_trajectories": len(self.store),
-                                       "gathered_with": self.config.gather_model or agent.name})
+                                       "gathered_with": self.config.gather_model or agent.name,
+                                       "generated_tokens": self.generated_tokens})
         if not self.book.rules:
             examples = "" if len(self.store) else " and no solved task to retrieve: the closed-book context is empty"
             warn_empty(report, f"no rules learned{examples} ({gatherer.name} solved {solved} of {len(tasks)} train "
@@ -207,6 +210,7 @@ class ExpelLearner:
                 trajectories = gatherer.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open",
                                                      on_done=functools.partial(self._episode_done, progress))
             episodes += len(trajectories)  # observe() recorded them: the gatherer's learner is self
+            self.generated_tokens += sum(tr.tokens for tr in trajectories)
             failed = [(t, tr) for t, tr in zip(pending, trajectories, strict=True) if not tr.passed]
             if not failed or _round == self.config.max_reflections:
                 continue
@@ -214,6 +218,7 @@ class ExpelLearner:
                 question=t.query, code=tr.code or "(no code)", failure=tr.failure.value,
                 detail=tr.verdict.detail[:300] if tr.verdict else "")}] for t, tr in failed]
             answers = agent.model.generate(prompts, n=1, temperature=0.0, max_tokens=96)
+            self.generated_tokens += sum(a.tokens for [a] in answers)
             for (task, _), [answer] in zip(failed, answers, strict=True):
                 self.records[task.task_id].reflections.append(answer.text.strip()[:400] or "(no reflection)")
             self._save_if_configured()
@@ -253,6 +258,7 @@ class ExpelLearner:
     def _ask(self, agent, prompt: str) -> None:
         [[answer]] = agent.model.generate([[{"role": "user", "content": prompt}]], n=1, temperature=0.0,
                                           max_tokens=self.config.insight_max_tokens)
+        self.generated_tokens += answer.tokens
         operations = parse_operations(answer.text)
         if not operations:
             self.malformed += 1

@@ -41,6 +41,9 @@ def test_evolve_builds_a_playbook_with_counters_that_reaches_the_prompt(task_env
     assert (details["curations_parsed"], details["malformed_curations"], details["dropped_operations"]) == (3, 1, 2)
     assert details["validation_tasks"] == 1 and details["validation_scores"] == [0.0]  # the scripted code fails
     assert details["bullets"] == 2 and "warnings" not in details
+    # the cost column: 4 train answers and 1 validation answer, 4 reflections, 4 curations
+    words = len(CITING.split()) * 5 + sum(len(t.split()) for t in REFLECTIONS + CURATIONS)
+    assert details["generated_tokens"] == words
     # str-00001: tagged helpful three times; for-00002 was tagged harmful twice but never cited
     assert learner.playbook.bullets == [Bullet("str-00001", "strategies", WHOLE, helpful=3, harmful=0),
                                         Bullet("for-00002", "formatting", PLAIN, helpful=0, harmful=0)]

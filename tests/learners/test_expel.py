@@ -44,6 +44,10 @@ def test_evolve_applies_the_insight_operations_by_code(evolved):
     assert (details["operations_applied"], details["operations_dropped"], details["malformed_answers"]) == (4, 1, 1)
     assert learner.rules == [EDITED, SECOND] and [r.importance for r in learner.book.rules] == [3, 3]
     assert details["rules"] == 2 and "warnings" not in details, learner.log
+    # the cost column: what this run generated, the teacher's 20 answers and the 3 insight answers
+    # (a reference or scripted token is a word; the teacher's answers also carry their code fences)
+    gathered = sum(len(learner.records[t].success.split()) for t in learner.records)
+    assert details["generated_tokens"] >= gathered + sum(len(answer.split()) for answer in ANSWERS) > gathered
     assert learner.log == [f"no operation in: {ANSWERS[2]!r}"]
     first, second, third = asked[CRITIQUE]
     assert "(no rules yet)" in first and f"1. {FIRST}\n2. {SECOND}" in second  # always the current list
