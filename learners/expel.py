@@ -205,7 +205,7 @@ class ExpelLearner:
             pending = [t for t in tasks if not self.records[t.task_id].success
                        and len(self.records[t.task_id].reflections) == _round]
             if not pending:
-                break
+                continue  # a resumed run: its failed tasks were reflected on already, their next attempt is later
             with progress_bar(f"expel: {gatherer.name}, attempt {_round + 1}", total=len(pending)) as progress:
                 trajectories = gatherer.run_episodes(env, [(t, 0) for t in pending], phase="train", mode="open",
                                                      on_done=functools.partial(self._episode_done, progress))
