@@ -8,7 +8,7 @@ retained", per task over the same tasks and samples, with its bootstrap interval
 
 Each finished row leaves ``REPORT/LEARNER/row.json`` (its reports and the settings it ran with), so
 a rerun of the same command skips the rows already done and a comparison longer than one sitting
-is run in several; a row whose settings (or machine kind) changed runs again.
+is run in several; a row whose settings, build (by content) or machine kind changed runs again.
 
 ``REPORT/summary.json`` holds every learner's evolve report and evaluations next to the
 no-learner baseline, with the config, machine and code version they came from; the report
@@ -26,6 +26,7 @@ from pathlib import Path
 from rich.console import Console
 
 from agents import EvalReport, EvolveReport
+from agents.eval_config import file_sha256
 from agents.evaluate import read_results
 from agents.models.dtype import resolve_dtype
 from benchmarks.machine import machine
@@ -35,6 +36,7 @@ from benchmarks.report_stats import task_samples
 from benchmarks.runs import evolve_run, learner_overrides
 from envs.zwc import ZWCEnv
 from learners.base import learner_teacher
+from sebench.jsonl import write_json
 from sebench.version import code_version
 
 ROW_FILE = "row.json"
@@ -71,7 +73,7 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         key = {"learner": name, "settings": own, "model": model, "dtype": resolve_dtype(dtype), "split": split,
                "limit": limit, "n": n, "max_tokens": max_tokens, "temperature": temperature,
                "numpy_control": numpy_control,
-               "zwc": env.mapping.origin, "machine": machine()}  # resumed only on the same kind of machine
+               "build": build_identity(env, split), "machine": machine()}  # the same build, machine kind
         done = finished_row(out / name, key)
         if done is not None:
             console.print(f"[bold]compare {i}/{len(learners)}: {name}[/bold] — finished earlier with the same "
@@ -99,10 +101,8 @@ def compare(env: ZWCEnv, learners: list[str], model: str, out: str | Path, *, sp
         if close is not None:
             close()  # and its store lets go of its files (the run directory keeps them)
         result = LearnerResult(name, evolve, evaluation, learner_teacher(agent.learner, model), numpy)
-        (out / name / ROW_FILE).write_text(json.dumps({"key": key, "teacher": result.teacher,
-                                                       "evolve": asdict(evolve), "evaluation": asdict(evaluation),
-                                                       "numpy": asdict(numpy) if numpy else None},
-                                                      indent=1, default=str) + "\n")
+        write_json(out / name / ROW_FILE, {"key": key, "teacher": result.teacher, "evolve": asdict(evolve),
+                                           "evaluation": asdict(evaluation), "numpy": asdict(numpy) if numpy else None})
         results.append(result)
     before = next((r for r in results if r.learner == "none" and r.numpy is not None), None)
     for result in results:
@@ -128,11 +128,17 @@ def finished_row(run: Path, key: dict) -> LearnerResult | None:
     try:
         row = json.loads(path.read_text())
     except json.JSONDecodeError:
-        return None  # cut short by a kill: the row runs again
+        return None  # not ours to trust: the row runs again
     if row.get("key") != json.loads(json.dumps(key, default=str)):
         return None
     return LearnerResult(key["learner"], EvolveReport(**row["evolve"]), _eval_report(row["evaluation"]),
                          row.get("teacher"), _eval_report(row["numpy"]) if row.get("numpy") else None)
+
+
+def build_identity(env: ZWCEnv, split: str) -> dict[str, str]:
+    """The build a row ran on, by content (its names and the tasks it trains and tests on), so a
+    build copied or rebuilt elsewhere still resumes its rows."""
+    return {name: file_sha256(env.root / name) for name in ("mapping.json", "train.jsonl", f"{split}.jsonl")}
 
 
 def _eval_report(data: dict) -> EvalReport:

@@ -42,16 +42,10 @@ from rich.table import Table
 
 from benchmarks.reproduce_budget import PARTS, TINY, Budget, Row, build_plan, command_options, model_name
 from benchmarks.reproduce_estimate import duration, estimate, measure
+from sebench.jsonl import write_json
 
 STATUS = "plan.json"
 SPEED = "speed.json"
-
-
-def _write_json(path: Path, data: Any) -> None:
-    """Whole or not at all: a kill mid-write leaves the previous file."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(data, indent=1, default=str) + "\n")
-    partial.replace(path)
 
 
 def read_status(out: Path) -> dict[str, dict]:
@@ -83,7 +77,7 @@ def speed_for(budget: Budget, out: Path, console: Console, time_it: bool) -> dic
         speed = measure(model, budget.dtype, tiny_base=missing)
     speed |= {"model": model, "dtype": budget.dtype, "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     if "error" not in speed:
-        _write_json(cached, speed)
+        write_json(cached, speed)
     return speed
 
 
@@ -176,7 +170,7 @@ def reproduce(budget: Budget, out: Path, parts: list[str], seeds: list[int] | No
              "rows": records + kept}
 
     def save() -> None:
-        _write_json(out / STATUS, state)
+        write_json(out / STATUS, state)
 
     save()
     started, failed, blocked = time.perf_counter(), [], set()

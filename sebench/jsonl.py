@@ -10,6 +10,8 @@ append starts on a fresh line instead of gluing a record onto the torn one. A ba
 anywhere else is not a kill's trace: it raises ``JsonlCorruptError`` naming the file and line.
 
 One writer per file: appends from two processes could interleave with a repair.
+
+``write_json`` is the whole-file counterpart: a JSON record replaced whole or not at all.
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sebench.errors import SebenchError
+
+
+def write_json(path: Path, data) -> None:
+    """Whole or not at all: a kill mid-write leaves the previous file (or none)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    partial.replace(path)
 
 
 class JsonlCorruptError(SebenchError, ValueError):

@@ -47,3 +47,18 @@ def test_a_rerun_skips_the_rows_finished_with_the_same_settings(task_env, tmp_pa
     assert json.loads((tmp_path / "cmp" / "summary.json").read_text())["results"][0]["evaluation"]["n_tasks"] == 2
     [changed] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=3)
     assert changed.evaluation.n_tasks == 3 and closed.stat().st_mtime_ns != written
+
+
+def test_a_copied_build_resumes_the_rows_of_the_original(task_env, tmp_path):
+    """The row key names the build by content, so the next sitting may rebuild or copy it elsewhere."""
+    import shutil
+
+    from envs.zwc import ZWCEnv
+
+    [first] = compare(task_env, ["none"], "reference", tmp_path / "cmp", limit=2)
+    copy = shutil.copytree(task_env.root, tmp_path / "elsewhere", ignore=shutil.ignore_patterns("validate", "runs"))
+    written = (tmp_path / "cmp" / "none" / "closed.jsonl").stat().st_mtime_ns
+    with ZWCEnv.load(copy, workers=1) as env:
+        [again] = compare(env, ["none"], "reference", tmp_path / "cmp", limit=2)
+    assert again.evaluation == first.evaluation
+    assert (tmp_path / "cmp" / "none" / "closed.jsonl").stat().st_mtime_ns == written

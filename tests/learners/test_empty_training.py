@@ -1,8 +1,6 @@
 """A training phase that produced nothing says so, in the report and on stderr, instead of
 handing back an agent whose closed-book context is silently empty."""
 
-import json
-
 from agents import Agent
 from learners import make
 from tests.agents.fixed_answer import FixedAnswerModel
@@ -31,20 +29,3 @@ def test_ace_with_an_empty_playbook_says_so_and_counts_the_curations(task_env, c
     assert "the playbook is empty" in warning and "0 of 2 curations parsed" in warning
     assert f"warning: ace: {warning}" in capsys.readouterr().err
 
-
-
-
-def test_a_resumed_expel_makes_the_attempts_a_killed_run_had_left(task_env, tmp_path):
-    """Killed after its first attempts and reflections were saved, ExpeL resumes with the second
-    attempt of each failed task (it once found no task at round 0 and stopped gathering)."""
-    state = tmp_path / "state"
-    Agent(model=WrongModel(), learner=make("expel", limit=2, max_reflections=0, state_dir=str(state))).evolve(task_env)
-    saved = json.loads((state / "expel.json").read_text())
-    for record in saved["records"]:  # what the killed run had saved: attempt 1 failed, its reflection written
-        assert len(record["failures"]) == 1 and not record["reflections"]
-        record["reflections"] = ["call the function on the whole list"]
-    (state / "expel.json").write_text(json.dumps(saved))
-    resumed = make("expel", limit=2, max_reflections=1, state_dir=str(state))
-    report = Agent(model=WrongModel(), learner=resumed).evolve(task_env)
-    assert report.episodes == 2  # the second attempt of both tasks
-    assert [len(record.failures) for record in resumed.records.values()] == [2, 2]

@@ -5,6 +5,7 @@ with no operation), so the counts below are what ExpeL's code must make of them,
 real model would write.
 """
 
+import json
 import re
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from agents import Agent
 from agents.prompts import first_prompt
 from learners import ExpelLearner, make
-from tests.agents.fixed_answer import ScriptedModel
+from tests.agents.fixed_answer import FixedAnswerModel, ScriptedModel
 
 CRITIQUE = "Successful solutions:"  # in ExpeL's critique prompt only (learners.expel.CRITIQUE)
 FIRST = "Pass Python lists straight to zwc functions; they accept them."
@@ -90,3 +91,23 @@ def test_the_saved_state_gives_the_same_rules_store_and_context(evolved, task_en
     assert again.rules == learner.rules and len(again.store) == 20
     obs = task_env.observe(task_env.tasks("single_test")[0], phase="test", mode="closed")
     assert again.context(obs) == learner.context(obs)
+
+
+WRONG = "import zwc\n\ndef solve(*args):\n    return 0\n"  # solves nothing
+
+
+def test_a_resumed_expel_makes_the_attempts_a_killed_run_had_left(task_env, tmp_path):
+    """Killed after its first attempts and reflections were saved, ExpeL resumes with the second
+    attempt of each failed task (it once found no task at round 0 and stopped gathering)."""
+    state = tmp_path / "state"
+    first = make("expel", limit=2, max_reflections=0, state_dir=str(state))
+    Agent(model=FixedAnswerModel(WRONG, name="wrong"), learner=first).evolve(task_env)
+    saved = json.loads((state / "expel.json").read_text())
+    for record in saved["records"]:  # what the killed run had saved: attempt 1 failed, its reflection written
+        assert len(record["failures"]) == 1 and not record["reflections"]
+        record["reflections"] = ["call the function on the whole list"]
+    (state / "expel.json").write_text(json.dumps(saved))
+    resumed = make("expel", limit=2, max_reflections=1, state_dir=str(state))
+    report = Agent(model=FixedAnswerModel(WRONG, name="wrong"), learner=resumed).evolve(task_env)
+    assert report.episodes == 2  # the second attempt of both tasks
+    assert [len(record.failures) for record in resumed.records.values()] == [2, 2]
